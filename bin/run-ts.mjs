@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Runs one TypeScript entry file (benchmarks, scripts) through tsx.
+import { register } from 'tsx/esm/api';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+register();
+const [entry, ...rest] = process.argv.slice(2);
+process.argv = [process.argv[0], entry, ...rest];
+await import(pathToFileURL(path.resolve(entry)).href);

@@ -1,0 +1,54 @@
+/**
+ * Filters turn a document's bytes into text and properties. Every filter is a pure function of its
+ * input so it can run in a worker thread under a time cap.
+ */
+
+/** What a filter receives. */
+export interface FilterInput {
+  bytes: Uint8Array;
+  /** Base name of the item (for extension-based decisions and titles). */
+  name: string;
+  /** Lowercase extension without the dot, '' if none. */
+  ext: string;
+  /** MIME type from the protocol (HTTP Content-Type) when known, without parameters. */
+  mime?: string;
+  /** Charset from the protocol (HTTP Content-Type parameter) when known. */
+  charset?: string;
+  /** The item's URL; base for resolving relative links. */
+  url: string;
+}
+
+/** What a filter produces. */
+export interface FilterOutput {
+  /** Extracted body text (plain). */
+  text: string;
+  title?: string;
+  author?: string;
+  description?: string;
+  keywords?: string;
+  /** Absolute outlinks (HTML); resolved against `<base href>` or the item URL. */
+  links?: string[];
+  /** Links that are embeds (frames/iframes) rather than navigations, for hop paths. */
+  embeds?: string[];
+  /** MIME type the filter decided on. */
+  mime: string;
+  /** Character encoding the text was decoded from, when the filter decoded text. */
+  encoding?: string;
+}
+
+/** A filter implementation. `extract` throws `FilterError` on bad input. */
+export interface Filter {
+  readonly id: string;
+  extract(input: FilterInput): Promise<FilterOutput>;
+}
+
+/** A filter failure: the item is marked failed with `message` as the reason; the crawl goes on. */
+export class FilterError extends Error {
+  constructor(
+    readonly code: 'corrupt' | 'timeout' | 'too-large' | 'unsupported' | 'crashed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FilterError';
+  }
+}

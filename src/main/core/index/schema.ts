@@ -1,0 +1,113 @@
+/**
+ * The index schema as an ordered list of migrations. `PRAGMA user_version` records how many have
+ * run; each migration runs in its own transaction, exactly once.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: sources, documents, full-text index, crawl history and log.
+  `
+  CREATE TABLE sources (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_addresses TEXT NOT NULL,
+    display_addresses TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    paused INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+
+  -- Identical security descriptors are stored once (thousands of files share a handful of ACLs).
+  CREATE TABLE acls (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    descriptor TEXT NOT NULL
+  );
+
+  -- One row per item the crawl has indexed (fully, by metadata only, or as failed): this table is
+  -- also the crawl history that incremental crawls compare against.
+  CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    title TEXT,
+    description TEXT,
+    keywords TEXT,
+    author TEXT,
+    mime TEXT,
+    ext TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime INTEGER NOT NULL DEFAULT 0,
+    ctime INTEGER NOT NULL DEFAULT 0,
+    crawl_time INTEGER NOT NULL,
+    content_hash TEXT,
+    acl_id INTEGER REFERENCES acls(id),
+    security_key TEXT,
+    status TEXT NOT NULL DEFAULT 'ok',
+    error TEXT,
+    body_z BLOB,
+    etag TEXT,
+    last_modified TEXT,
+    outlinks TEXT,
+    hops TEXT,
+    UNIQUE (source_id, url)
+  );
+  CREATE INDEX documents_mtime ON documents(mtime);
+  CREATE INDEX documents_name ON documents(name COLLATE NOCASE);
+  CREATE INDEX documents_ext ON documents(ext);
+  CREATE INDEX documents_acl ON documents(acl_id);
+
+  -- Contentless full-text index (rowid = documents.id); original text lives compressed in
+  -- documents.body_z so the index stays small. CJK runs are indexed as bigrams (see cjk.ts).
+  CREATE VIRTUAL TABLE fts USING fts5(
+    title, keywords, description, url, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
+
+  CREATE TABLE crawls (
+    id INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    mode TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    status TEXT NOT NULL,
+    discovered INTEGER NOT NULL DEFAULT 0,
+    added INTEGER NOT NULL DEFAULT 0,
+    updated INTEGER NOT NULL DEFAULT 0,
+    not_modified INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    excluded INTEGER NOT NULL DEFAULT 0,
+    error TEXT
+  );
+  CREATE INDEX crawls_source ON crawls(source_id, id);
+
+  CREATE TABLE crawl_log (
+    id INTEGER PRIMARY KEY,
+    crawl_id INTEGER NOT NULL REFERENCES crawls(id) ON DELETE CASCADE,
+    source_id INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    reason TEXT,
+    status INTEGER,
+    size INTEGER,
+    hops TEXT,
+    via TEXT,
+    mime TEXT,
+    duration_ms INTEGER,
+    digest TEXT,
+    annotations TEXT
+  );
+  CREATE INDEX crawl_log_crawl ON crawl_log(crawl_id);
+
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];

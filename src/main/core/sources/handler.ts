@@ -1,0 +1,92 @@
+import type { ContentSource, SecurityDescriptor } from '../model.js';
+
+/**
+ * What a hierarchical handler reports for one entry of a container: enough to decide, without
+ * opening it, whether the item changed since the last crawl.
+ */
+export interface ItemStat {
+  /** Canonical URL of the item (`file:///abs/path`, `smb://host/share/path`). */
+  url: string;
+  /** What a person sees as the item's location (native path, UNC path). */
+  displayPath: string;
+  /** Base name. */
+  name: string;
+  isContainer: boolean;
+  size: number;
+  /** Modification time, ms since epoch. */
+  mtimeMs: number;
+  /** Change time (metadata incl. permissions), ms since epoch; equals mtimeMs where unknown. */
+  ctimeMs: number;
+  /** Identity of the underlying object for loop detection (e.g. `dev:ino`), when known. */
+  identity?: string;
+  /** True when the entry was reached through a symbolic link. */
+  viaSymlink?: boolean;
+  /**
+   * Security descriptor when the handler gets it cheaply while listing (SMB batches DACLs per
+   * folder). `undefined` = not captured here (see `open`); `null` = no descriptor (visible to all).
+   */
+  security?: SecurityDescriptor | null;
+  /** A fingerprint of the security state; a change re-captures the descriptor. */
+  securityKey?: string;
+}
+
+/** The bytes of an opened item. */
+export interface OpenedItem {
+  bytes: Buffer;
+  /** True when the handler stopped reading at the size cap. */
+  truncated: boolean;
+  /** Security descriptor; `undefined` when the item's stat already carried it. */
+  security?: SecurityDescriptor | null;
+}
+
+/** Per-crawl context handed to handlers. */
+export interface HandlerContext {
+  source: ContentSource;
+  /** Aborted when the crawl is stopped. */
+  signal: AbortSignal;
+  /** Resolves a stored credential (never logged). */
+  credential?: (id: string) => Promise<{ user: string; password: string; domain?: string } | null>;
+}
+
+/**
+ * A hierarchical protocol handler (file system, SMB): enumerates containers and reports each child
+ * with its timestamps, and opens items the crawl decided to (re)index.
+ *
+ * Contract: `list` returns the direct children only; errors on a child container are reported by
+ * throwing `HandlerError` from `list` for that container (the crawl logs it and goes on).
+ */
+export interface HierarchicalHandler {
+  readonly kind: 'hierarchical';
+  /** URL schemes served, lowercase without `:` (e.g. `file`). */
+  readonly schemes: readonly string[];
+  /** Stat a start address. Throws `HandlerError` when it does not exist or cannot be read. */
+  stat(url: string, ctx: HandlerContext): Promise<ItemStat>;
+  /** The direct children of a container. */
+  list(container: ItemStat, ctx: HandlerContext): Promise<ItemStat[]>;
+  /** Read an item's bytes, at most `maxBytes`, plus its security descriptor. */
+  open(item: ItemStat, maxBytes: number, ctx: HandlerContext): Promise<OpenedItem>;
+  /** Optional: release long-lived resources (sessions, child processes) at the end of a crawl. */
+  close?(ctx: HandlerContext): Promise<void>;
+}
+
+/**
+ * A link-based protocol handler (HTTP): the web crawl loop drives it URL by URL.
+ * Its fetch/scope/politeness API lives with the handler (`sources/http/`).
+ */
+export interface LinkHandler {
+  readonly kind: 'link';
+  readonly schemes: readonly string[];
+}
+
+export type ProtocolHandler = HierarchicalHandler | LinkHandler;
+
+/** A handler-level failure with a stable code; the crawl records `message` as the reason. */
+export class HandlerError extends Error {
+  constructor(
+    readonly code: 'not-found' | 'access-denied' | 'io' | 'auth' | 'unavailable' | 'too-large' | 'loop',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HandlerError';
+  }
+}
