@@ -1,4 +1,6 @@
 import type { ContentSource, SecurityDescriptor } from '../model.js';
+import type { CrawlSession } from '../crawl/crawl-session.js';
+import type { ContentExtractor } from '../crawl/tree-crawler.js';
 
 /**
  * What a hierarchical handler reports for one entry of a container: enough to decide, without
@@ -65,17 +67,25 @@ export interface HierarchicalHandler {
   list(container: ItemStat, ctx: HandlerContext): Promise<ItemStat[]>;
   /** Read an item's bytes, at most `maxBytes`, plus its security descriptor. */
   open(item: ItemStat, maxBytes: number, ctx: HandlerContext): Promise<OpenedItem>;
+  /**
+   * Optional: the security descriptor of an item the crawl indexes without opening (metadata-only
+   * types). Handlers that capture descriptors in `open` should implement it.
+   */
+  describe?(item: ItemStat, ctx: HandlerContext): Promise<SecurityDescriptor | null | undefined>;
   /** Optional: release long-lived resources (sessions, child processes) at the end of a crawl. */
   close?(ctx: HandlerContext): Promise<void>;
 }
 
 /**
- * A link-based protocol handler (HTTP): the web crawl loop drives it URL by URL.
- * Its fetch/scope/politeness API lives with the handler (`sources/http/`).
+ * A link-based protocol handler (HTTP): fetches pages and follows their links. It owns its crawl
+ * loop (queue, scope, politeness, revisits) and reports through the same session (counts, log,
+ * progress) and writer as the hierarchical crawler.
  */
 export interface LinkHandler {
   readonly kind: 'link';
   readonly schemes: readonly string[];
+  /** Crawl the session's source (full or incremental per `session.mode`). */
+  crawl(session: CrawlSession, extractor: ContentExtractor, ctx: HandlerContext): Promise<void>;
 }
 
 export type ProtocolHandler = HierarchicalHandler | LinkHandler;

@@ -1,0 +1,147 @@
+import picomatch from 'picomatch';
+import type { ContentSource, CrawlRule } from '../model.js';
+
+/** Folders and files no desktop index wants: VCS metadata, dependency trees, caches, temp files. */
+export const DEFAULT_EXCLUDES: readonly string[] = [
+  '**/.git/**',
+  '**/.svn/**',
+  '**/.hg/**',
+  '**/.bzr/**',
+  '**/CVS/**',
+  '**/node_modules/**',
+  '**/bower_components/**',
+  '**/__pycache__/**',
+  '**/.cache/**',
+  '**/.npm/**',
+  '**/.yarn/cache/**',
+  '**/.gradle/**',
+  '**/.m2/repository/**',
+  '**/.venv/**',
+  '**/.tox/**',
+  '**/.Trash/**',
+  '**/.Trash-*/**',
+  '**/$RECYCLE.BIN/**',
+  '**/System Volume Information/**',
+  '**/.DS_Store',
+  '**/Thumbs.db',
+  '**/desktop.ini',
+  '**/*.tmp',
+  '**/*.swp',
+  '**/~$*',
+  '**/.~lock.*',
+];
+
+/** The outcome of testing one item against a source's rules and settings. */
+export interface RuleDecision {
+  included: boolean;
+  /** The rule that decided, when one did. */
+  rule: CrawlRule | null;
+  /** Human-readable reason, e.g. `excluded by rule 2 (**\/*.tmp)` or `hidden file`. */
+  reason: string;
+}
+
+interface CompiledRule {
+  rule: CrawlRule;
+  index: number;
+  test: (target: string, rel: string, base: string) => boolean;
+  /** For include rules: could this rule match something below the container? */
+  couldMatchBelow: (container: string, rel: string) => boolean;
+}
+
+function compile(rule: CrawlRule, index: number): CompiledRule {
+  if (rule.syntax === 'regex') {
+    const re = new RegExp(rule.pattern);
+    return { rule, index, test: (t, r) => re.test(t) || re.test(r), couldMatchBelow: () => true };
+  }
+  if (rule.syntax === 'prefix') {
+    const p = rule.pattern;
+    return {
+      rule,
+      index,
+      test: (t) => t.startsWith(p),
+      couldMatchBelow: (c) => p.startsWith(c.endsWith('/') ? c : `${c}/`) || c.startsWith(p),
+    };
+  }
+  const hasSlash = rule.pattern.includes('/');
+  const isMatch = picomatch(rule.pattern, { dot: true, nocase: process.platform === 'win32', basename: !hasSlash });
+  const scan = picomatch.scan(rule.pattern);
+  const staticBase = scan.base;
+  return {
+    rule,
+    index,
+    test: (t, r, b) => isMatch(t) || (r !== '' && isMatch(r)) || (!hasSlash && isMatch(b)),
+    couldMatchBelow: (c, r) => {
+      if (!hasSlash || rule.pattern.includes('**')) return true;
+      if (!staticBase) return true;
+      const base = staticBase.replace(/\/+$/, '');
+      const target = base.startsWith('/') ? c : r;
+      return base.startsWith(target) || target.startsWith(base) || target === '';
+    },
+  };
+}
+
+/**
+ * Decides which items of a source are crawled: ordered crawl rules (first match wins), then the
+ * built-in excludes, hidden files and the source's type allow/deny lists.
+ *
+ * Targets are absolute POSIX-style paths (files, SMB paths) or URLs (web sources); a pattern
+ * without `/` is matched against the base name, a relative pattern against the path below the
+ * start address. Containers are pruned only when they cannot contain an included item. When a
+ * source has include rules, a file that matches no rule at all is left out ("index only *.md").
+ */
+export class RuleMatcher {
+  private readonly rules: CompiledRule[];
+  private readonly defaults: ((t: string) => boolean) | null;
+  private readonly hasIncludes: boolean;
+
+  constructor(private readonly source: Pick<ContentSource, 'rules' | 'settings' | 'kind'>) {
+    this.rules = source.rules.map(compile);
+    this.hasIncludes = source.rules.some((r) => r.action === 'include');
+    this.defaults =
+      source.settings.defaultExcludes && source.kind !== 'http'
+        ? picomatch(DEFAULT_EXCLUDES as string[], { dot: true, nocase: process.platform === 'win32' })
+        : null;
+  }
+
+  /**
+   * Decide for one item. `target` is its absolute path or URL, `root` the start address it was
+   * reached from (same form), `isContainer` whether it is a folder.
+   */
+  decide(target: string, root: string, isContainer: boolean): RuleDecision {
+    const rel = target.startsWith(root) ? target.slice(root.length).replace(/^\/+/, '') : '';
+    const base = target.slice(target.lastIndexOf('/', target.length - 2) + 1).replace(/\/$/, '');
+    const probe = isContainer ? `${target.replace(/\/$/, '')}/\u0000` : target;
+    const relProbe = isContainer && rel ? `${rel}/\u0000` : rel;
+    for (const r of this.rules) {
+      const matched = isContainer
+        ? r.rule.action === 'include'
+          ? r.test(target, rel, base) || r.couldMatchBelow(target, rel)
+          : r.test(target, rel, base) || r.test(probe, relProbe, '')
+        : r.test(target, rel, base);
+      if (matched) {
+        return r.rule.action === 'include'
+          ? { included: true, rule: r.rule, reason: `included by rule ${r.index + 1} (${r.rule.pattern})` }
+          : { included: false, rule: r.rule, reason: `excluded by rule ${r.index + 1} (${r.rule.pattern})` };
+      }
+    }
+    if (this.defaults && (this.defaults(target) || (isContainer && this.defaults(probe)))) {
+      return { included: false, rule: null, reason: 'default exclude' };
+    }
+    if (this.source.kind !== 'http') {
+      if (!this.source.settings.includeHidden && base.startsWith('.') && target !== root) {
+        return { included: false, rule: null, reason: isContainer ? 'hidden folder' : 'hidden file' };
+      }
+      if (!isContainer) {
+        const dot = base.lastIndexOf('.');
+        const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+        const { allowTypes, denyTypes } = this.source.settings;
+        if (denyTypes.includes(ext)) return { included: false, rule: null, reason: `type .${ext} denied` };
+        if (allowTypes.length && !allowTypes.includes(ext)) return { included: false, rule: null, reason: `type .${ext || '(none)'} not allowed` };
+      }
+    }
+    if (!isContainer && this.hasIncludes) {
+      return { included: false, rule: null, reason: 'matched by no include rule' };
+    }
+    return { included: true, rule: null, reason: 'no rule matched' };
+  }
+}

@@ -1,0 +1,230 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { FilterInput, FilterOutput } from '../filters/filter.js';
+import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat } from '../sources/handler.js';
+import type { SecurityDescriptor } from '../model.js';
+import { RuleMatcher } from './crawl-rules.js';
+import type { CrawlSession } from './crawl-session.js';
+import { TaskPool } from './task-pool.js';
+
+/** How the crawler turns bytes into text: picks a filter for an item and runs it (under its caps). */
+export interface ContentExtractor {
+  /** The filter for an item; `metadataOnly` means "do not even read the bytes". */
+  pick(ext: string, mime?: string): { id: string; maxBytes: number; metadataOnly: boolean };
+  run(input: FilterInput): Promise<FilterOutput>;
+}
+
+/** What the history says about an item from earlier crawls. */
+interface HistoryRow {
+  id: number;
+  url: string;
+  mtime: number;
+  ctime: number;
+  size: number;
+  security_key: string | null;
+  content_hash: string | null;
+}
+
+export function extOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/**
+ * Crawl one hierarchical source (file system, SMB) into the index.
+ *
+ * Full crawl: every included item is read and filtered again. Incremental crawl: an item whose
+ * mtime, ctime and size equal the history's is counted *not modified* and never opened; a changed
+ * item whose bytes hash as before is only touched. In both, items gone from the source (or now
+ * excluded) leave the index — except below containers that could not be listed, which are kept.
+ * A stop (signal) ends the walk, commits what was written, and deletes nothing.
+ *
+ * Never throws for per-item problems (they are counted and logged); throws HandlerError when a
+ * start address cannot be reached, before anything is deleted.
+ */
+export async function crawlTree(
+  session: CrawlSession,
+  handler: HierarchicalHandler,
+  extractor: ContentExtractor,
+  ctx: HandlerContext,
+): Promise<void> {
+  const { source, writer, counts } = session;
+  const db = session.opts.db;
+  const incremental = session.mode === 'incremental';
+  const history = new Map<string, HistoryRow>();
+  for (const row of db
+    .prepare('SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?')
+    .iterate(source.id) as IterableIterator<HistoryRow>) {
+    history.set(row.url, row);
+  }
+  const seen = new Set<string>();
+  const keptPrefixes: string[] = [];
+  const visited = new Set<string>();
+  const rules = new RuleMatcher(source);
+  const parallel = source.settings.parallelism || Math.max(2, os.availableParallelism() * 2);
+  const items = new TaskPool(parallel);
+  const lists = new TaskPool(8);
+
+  const roots: ItemStat[] = [];
+  for (const url of source.startAddresses) roots.push(await handler.stat(url, ctx));
+
+  const processItem = async (item: ItemStat): Promise<void> => {
+    const hist = history.get(item.url);
+    if (
+      incremental &&
+      hist &&
+      hist.mtime === item.mtimeMs &&
+      hist.size === item.size &&
+      hist.ctime === item.ctimeMs &&
+      (item.securityKey === undefined || item.securityKey === hist.security_key)
+    ) {
+      counts.notModified++;
+      return;
+    }
+    session.currentItem = item.displayPath;
+    const ext = extOf(item.name);
+    const spec = extractor.pick(ext);
+    const tooLarge = item.size > source.settings.maxFileSize;
+    let security: SecurityDescriptor | null | undefined = item.security;
+    let text = '';
+    let out: FilterOutput | null = null;
+    let status: 'ok' | 'metadata' | 'failed' = 'metadata';
+    let error: string | null = tooLarge ? `larger than the source's max file size (${source.settings.maxFileSize} bytes): indexed by name only` : null;
+    let hash: string | null = null;
+    try {
+      if (!tooLarge && !spec.metadataOnly) {
+        const opened = await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize) + 1, ctx);
+        if (opened.security !== undefined) security = opened.security;
+        hash = crypto.createHash('sha1').update(opened.bytes).digest('hex');
+        if (incremental && hist && hist.content_hash === hash) {
+          writer.touch(hist.id, { mtime: item.mtimeMs, ctime: item.ctimeMs, size: item.size, securityKey: item.securityKey, security });
+          counts.notModified++;
+          return;
+        }
+        if (opened.truncated || opened.bytes.length > spec.maxBytes) {
+          error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by name only`;
+        } else {
+          out = await extractor.run({ bytes: opened.bytes, name: item.name, ext, url: item.url });
+          text = out.text;
+          status = 'ok';
+        }
+      } else if (security === undefined && handler.describe) {
+        security = await handler.describe(item, ctx);
+      }
+    } catch (e) {
+      status = 'failed';
+      error = e instanceof Error ? e.message : String(e);
+      if (e instanceof HandlerError && e.code === 'not-found') {
+        // vanished since it was listed: treat as gone
+        seen.delete(item.url);
+        return;
+      }
+    }
+    if (session.signal.aborted) return;
+    writer.upsert(
+      {
+        sourceId: source.id,
+        url: item.url,
+        path: item.displayPath,
+        name: item.name,
+        ext,
+        size: item.size,
+        mtime: item.mtimeMs,
+        ctime: item.ctimeMs,
+        mime: out?.mime ?? '',
+        title: out?.title ?? null,
+        description: out?.description ?? null,
+        keywords: out?.keywords ?? null,
+        author: out?.author ?? null,
+        text,
+        contentHash: hash,
+        security,
+        securityKey: item.securityKey ?? null,
+        status,
+        error,
+      },
+      hist?.id,
+    );
+    if (status === 'failed') {
+      counts.failed++;
+      session.log({ url: item.displayPath, outcome: 'failed', reason: error });
+    } else if (hist) counts.updated++;
+    else counts.added++;
+    session.tick();
+  };
+
+  const visit = async (container: ItemStat, root: ItemStat): Promise<void> => {
+    if (session.signal.aborted) return;
+    let children: ItemStat[];
+    try {
+      children = await handler.list(container, ctx);
+    } catch (e) {
+      keptPrefixes.push(container.url.endsWith('/') ? container.url : `${container.url}/`);
+      counts.failed++;
+      session.log({ url: container.displayPath, outcome: 'failed', reason: (e as Error).message });
+      return;
+    }
+    for (const child of children) {
+      if (session.signal.aborted) return;
+      const target = toRuleTarget(child);
+      const decision = rules.decide(target, toRuleTarget(root), child.isContainer);
+      if (!decision.included) {
+        counts.excluded++;
+        session.log({ url: child.displayPath, outcome: 'excluded', reason: decision.reason });
+        continue;
+      }
+      if (child.viaSymlink && !source.settings.followSymlinks) {
+        counts.excluded++;
+        session.log({ url: child.displayPath, outcome: 'excluded', reason: 'symbolic link (follow symlinks is off)' });
+        continue;
+      }
+      if (child.isContainer) {
+        if (child.identity) {
+          if (visited.has(child.identity)) {
+            counts.excluded++;
+            session.log({ url: child.displayPath, outcome: 'excluded', reason: 'symbolic link loop (folder already crawled)' });
+            continue;
+          }
+          visited.add(child.identity);
+        }
+        void lists.run(() => visit(child, root));
+      } else {
+        counts.discovered++;
+        seen.add(child.url);
+        await items.run(() => processItem(child));
+      }
+    }
+    session.tick();
+  };
+
+  for (const root of roots) {
+    if (root.isContainer) {
+      if (root.identity) visited.add(root.identity);
+      await lists.run(() => visit(root, root));
+    } else {
+      counts.discovered++;
+      seen.add(root.url);
+      await items.run(() => processItem(root));
+    }
+  }
+  // Listing tasks enqueue more listing tasks: drain until both pools are idle.
+  while (lists.busy() || items.busy()) {
+    await lists.idle();
+    await items.idle();
+  }
+  if (session.signal.aborted) return;
+
+  for (const [url, row] of history) {
+    if (seen.has(url)) continue;
+    if (keptPrefixes.some((p) => url.startsWith(p))) continue;
+    writer.delete(row.id);
+    counts.deleted++;
+  }
+  session.tick(true);
+}
+
+/** Rules see file items as POSIX-style absolute paths and everything else as URLs. */
+function toRuleTarget(item: ItemStat): string {
+  if (item.url.startsWith('file:')) return item.displayPath.replace(/\\/g, '/');
+  return decodeURI(item.url);
+}

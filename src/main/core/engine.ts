@@ -1,0 +1,48 @@
+import { TrawlService } from './service.js';
+import { openDatabase } from './index/database.js';
+import { HandlerRegistry } from './sources/registry.js';
+import { createFileHandler } from './sources/file/file-handler.js';
+import { FileCredentialStore, type CredentialStore } from './credential-store.js';
+import type { SecurityProvider } from './security/security-provider.js';
+import { basicSecurity } from './security/basic-security.js';
+import { createFilterRunner } from './filters/filter-runner.js';
+import { pickFilter } from './filters/filter-table.js';
+import type { ContentExtractor } from './crawl/tree-crawler.js';
+
+/** Options for {@link createEngine}. */
+export interface EngineOptions {
+  dataDir: string;
+  /** Filter worker threads (default: cores - 1, at least 1). */
+  filterWorkers?: number;
+  security?: SecurityProvider;
+  credentials?: CredentialStore;
+  maxConcurrentCrawls?: number;
+}
+
+/**
+ * The composition root: opens the index, registers every protocol handler and filter explicitly,
+ * and returns the service. Nothing registers itself on import.
+ */
+export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
+  const db = openDatabase(opts.dataDir);
+  const security = opts.security ?? basicSecurity();
+  const handlers = new HandlerRegistry().register(createFileHandler({ security: security.fileCapture }));
+  const runner = createFilterRunner({ workers: opts.filterWorkers });
+  const extractor: ContentExtractor & { close(): Promise<void> } = {
+    pick: (ext, mime) => {
+      const spec = pickFilter(ext, mime);
+      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === 'metadata' };
+    },
+    run: (input) => runner.run(input),
+    close: () => runner.close(),
+  };
+  return new TrawlService({
+    dataDir: opts.dataDir,
+    db,
+    handlers,
+    extractor,
+    security,
+    credentials: opts.credentials ?? new FileCredentialStore(opts.dataDir),
+    maxConcurrentCrawls: opts.maxConcurrentCrawls,
+  });
+}

@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { SecurityDescriptor } from '../../model.js';
+import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat, type OpenedItem } from '../handler.js';
+
+/**
+ * Captures an item's security descriptor on the local file system. Injected by the composition
+ * root (POSIX modes + ACLs, or NTFS DACLs); without one, file items carry no descriptor.
+ */
+export interface FileSecurityCapture {
+  /** A cheap fingerprint from the stat (mode, owner, ctime…); a change triggers `capture`. */
+  key(filePath: string, st: fs.Stats): string;
+  /** The item's read-access descriptor, or null for "visible to everyone". */
+  capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null>;
+}
+
+function toStat(p: string, st: fs.Stats, viaSymlink: boolean, sec?: FileSecurityCapture): ItemStat {
+  const isContainer = st.isDirectory();
+  return {
+    url: pathToFileURL(p).href,
+    displayPath: p,
+    name: path.basename(p) || p,
+    isContainer,
+    size: isContainer ? 0 : st.size,
+    mtimeMs: Math.trunc(st.mtimeMs),
+    ctimeMs: Math.trunc(st.ctimeMs),
+    identity: `${st.dev}:${st.ino}`,
+    viaSymlink,
+    securityKey: sec && !isContainer ? sec.key(p, st) : undefined,
+  };
+}
+
+function mapFsError(e: NodeJS.ErrnoException, p: string): HandlerError {
+  switch (e.code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new HandlerError('not-found', `${p}: no such file or folder`);
+    case 'EACCES':
+    case 'EPERM':
+      return new HandlerError('access-denied', `${p}: permission denied`);
+    case 'ELOOP':
+      return new HandlerError('loop', `${p}: too many levels of symbolic links`);
+    default:
+      return new HandlerError('io', `${p}: ${e.code ?? ''} ${e.message}`.trim());
+  }
+}
+
+/** Options for {@link createFileHandler}. */
+export interface FileHandlerOptions {
+  security?: FileSecurityCapture;
+}
+
+/**
+ * The `file:` handler: folders are containers, files are items. Symbolic links are followed only
+ * when the source allows it (loop detection is the crawler's, by `identity`); otherwise they are
+ * reported as excluded by the crawler through `viaSymlink`.
+ */
+export function createFileHandler(opts: FileHandlerOptions = {}): HierarchicalHandler {
+  const sec = opts.security;
+  return {
+    kind: 'hierarchical',
+    schemes: ['file'],
+
+    async stat(url: string): Promise<ItemStat> {
+      const p = fileURLToPath(url);
+      try {
+        return toStat(p, await fs.promises.stat(p), false, sec);
+      } catch (e) {
+        throw mapFsError(e as NodeJS.ErrnoException, p);
+      }
+    },
+
+    async list(container: ItemStat, ctx: HandlerContext): Promise<ItemStat[]> {
+      const dir = container.displayPath;
+      let entries: fs.Dirent[];
+      try {
+        entries = await fs.promises.readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        throw mapFsError(e as NodeJS.ErrnoException, dir);
+      }
+      const follow = ctx.source.settings.followSymlinks;
+      const out: ItemStat[] = [];
+      await Promise.all(
+        entries.map(async (ent) => {
+          const p = path.join(dir, ent.name);
+          try {
+            if (ent.isSymbolicLink()) {
+              if (!follow) {
+                const st = await fs.promises.lstat(p);
+                out.push({ ...toStat(p, st, true, sec), isContainer: false, viaSymlink: true });
+                return;
+              }
+              out.push(toStat(p, await fs.promises.stat(p), true, sec));
+              return;
+            }
+            if (!ent.isFile() && !ent.isDirectory()) return;
+            out.push(toStat(p, await fs.promises.lstat(p), false, sec));
+          } catch {
+            // vanished between readdir and stat, or a dangling link: not an item
+          }
+        }),
+      );
+      out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return out;
+    },
+
+    async describe(item: ItemStat): Promise<SecurityDescriptor | null | undefined> {
+      if (!sec) return undefined;
+      try {
+        return await sec.capture(item.displayPath, await fs.promises.stat(item.displayPath));
+      } catch (e) {
+        throw mapFsError(e as NodeJS.ErrnoException, item.displayPath);
+      }
+    },
+
+    async open(item: ItemStat, maxBytes: number): Promise<OpenedItem> {
+      const p = item.displayPath;
+      let fh: fs.promises.FileHandle | undefined;
+      try {
+        fh = await fs.promises.open(p, 'r');
+        const st = await fh.stat();
+        const want = Math.min(st.size, maxBytes);
+        const buf = Buffer.allocUnsafe(want);
+        let off = 0;
+        while (off < want) {
+          const { bytesRead } = await fh.read(buf, off, want - off, off);
+          if (bytesRead === 0) break;
+          off += bytesRead;
+        }
+        const security = sec ? await sec.capture(p, st) : undefined;
+        return { bytes: off === want ? buf : buf.subarray(0, off), truncated: st.size > maxBytes, security };
+      } catch (e) {
+        if (e instanceof HandlerError) throw e;
+        throw mapFsError(e as NodeJS.ErrnoException, p);
+      } finally {
+        await fh?.close();
+      }
+    },
+  };
+}
