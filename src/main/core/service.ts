@@ -52,6 +52,15 @@ export interface ServiceDeps {
   maxConcurrentCrawls?: number;
 }
 
+/** The part of the service that is trimmed to one user. */
+export interface UserView {
+  whoami(): CurrentUser;
+  search(req: SearchRequest): SearchResponse;
+  preview(id: number, query?: string): DocumentPreview | null;
+  suggest(prefix: string): string[];
+  openItem(id: number): OpenTarget | null;
+}
+
 /** A place an item can be opened: a local path or a URL. */
 export interface OpenTarget {
   kind: 'file' | 'url';
@@ -72,7 +81,8 @@ export class TrawlService {
   private readonly running = new Map<number, { promise: Promise<CrawlRecord>; abort: AbortController; progress: CrawlProgress | null }>();
   private readonly queue: (() => void)[] = [];
   private active = 0;
-  private aclCache: { version: number; filter: AclFilter } | null = null;
+  private readonly aclCache = new Map<string, AclFilter>();
+  private readonly self: UserView;
   private closed = false;
 
   /** Open the engine for a data directory with the platform's handlers, filters and security. */
@@ -84,6 +94,7 @@ export class TrawlService {
   constructor(private readonly deps: ServiceDeps) {
     this.sources = new SourceStore(deps.db);
     this.user = deps.security.currentUser();
+    this.self = this.forUser(this.user);
     closeInterruptedCrawls(deps.db);
   }
 
@@ -136,7 +147,7 @@ export class TrawlService {
   removeSource(id: number): void {
     this.running.get(id)?.abort.abort();
     if (!this.sources.remove(id)) throw new SourceError(`no source with id ${id}`);
-    this.aclCache = null;
+    this.aclCache.clear();
     this.emit('sources-changed', this.sources.list());
   }
 
@@ -198,6 +209,7 @@ export class TrawlService {
     mode: 'full' | 'incremental',
     signal: AbortSignal,
     track: (p: CrawlProgress) => void,
+    paths?: string[],
   ): Promise<CrawlRecord> {
     const writer = new IndexWriter(this.db);
     const session = new CrawlSession({
@@ -223,7 +235,7 @@ export class TrawlService {
       session.tick(true);
       if (handler.kind === 'hierarchical') {
         try {
-          await crawlTree(session, handler, this.deps.extractor, ctx);
+          await crawlTree(session, handler, this.deps.extractor, ctx, { paths });
         } finally {
           await handler.close?.(ctx);
         }
@@ -239,9 +251,20 @@ export class TrawlService {
       }
       record = session.finish('failed', (e as Error).message);
     }
-    this.aclCache = null;
+    this.aclCache.clear();
     this.emit('crawl-finished', record);
     return record;
+  }
+
+  /**
+   * Apply a batch of changed paths (URLs) of a hierarchical source through a partial crawl: each
+   * path is re-examined (added, updated, not modified, or deleted with everything below it).
+   * Waits for a running crawl of the same source to finish first. Used by live watching.
+   */
+  async updatePaths(sourceId: number, paths: string[]): Promise<CrawlRecord> {
+    const source = this.sources.get(sourceId) ?? this.fail(`no source with id ${sourceId}`);
+    await this.running.get(sourceId)?.promise.catch(() => undefined);
+    return this.runCrawl(source, 'incremental', new AbortController().signal, () => {}, paths);
   }
 
   /** Stop one source's crawl, or all crawls. What was indexed so far is kept. */
@@ -274,52 +297,69 @@ export class TrawlService {
 
   // ---- search ----
 
-  private aclFilter(): AclFilter {
+  private aclFilter(user: CurrentUser): AclFilter {
     const version = this.db.pragma('data_version', { simple: true }) as number;
     const count = (this.db.prepare('SELECT count(*) AS n FROM acls').get() as { n: number }).n;
-    const key = version * 1_000_003 + count;
-    if (this.aclCache && this.aclCache.version === key) return this.aclCache.filter;
-    const filter: AclFilter = { mode: 'ids', aclIds: visibleAclIds(this.db, this.user.principals) };
-    this.aclCache = { version: key, filter };
+    const key = `${version}:${count}:${user.principals.join('|')}`;
+    const hit = this.aclCache.get(key);
+    if (hit) return hit;
+    const filter: AclFilter = { mode: 'ids', aclIds: visibleAclIds(this.db, user.principals) };
+    if (this.aclCache.size > 64) this.aclCache.clear();
+    this.aclCache.set(key, filter);
     return filter;
   }
 
-  private searchContext() {
+  private searchContext(user: CurrentUser) {
     const weightsBySource = new Map<number, FieldWeights>();
     const sourceNames = new Map<string, number>();
     for (const s of this.sources.list()) {
       weightsBySource.set(s.id, s.settings.weights);
       sourceNames.set(s.name.toLowerCase(), s.id);
     }
-    return { acl: this.aclFilter(), weightsBySource, sourceNames };
+    return { acl: this.aclFilter(user), weightsBySource, sourceNames };
+  }
+
+  /**
+   * The search API trimmed to another user (the daemon answers each caller as the OS user its
+   * channel authenticated). The service's own methods are `forUser(whoami())`.
+   */
+  forUser(user: CurrentUser): UserView {
+    return {
+      whoami: () => user,
+      search: (req) => searchIndex(this.db, req, this.searchContext(user)),
+      preview: (id, query) => previewDoc(this.db, id, query, this.searchContext(user)),
+      suggest: (prefix) => suggestTerms(this.db, prefix, this.searchContext(user)),
+      openItem: (id) => {
+        if (!previewDoc(this.db, id, undefined, this.searchContext(user))) return null;
+        const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as { url: string; path: string };
+        return row.url.startsWith('file:') ? { kind: 'file', target: row.path } : { kind: 'url', target: row.url };
+      },
+    };
   }
 
   /** Search the index as the current user. Throws QuerySyntaxError for malformed queries. */
   search(req: SearchRequest): SearchResponse {
-    return searchIndex(this.db, req, this.searchContext());
+    return this.self.search(req);
   }
 
   /** A document's text for the preview pane, or null when it does not exist or is not visible. */
   preview(id: number, query?: string): DocumentPreview | null {
-    return previewDoc(this.db, id, query, this.searchContext());
+    return this.self.preview(id, query);
   }
 
   /** Completions for what the user is typing, from documents the user may see. */
   suggest(prefix: string): string[] {
-    return suggestTerms(this.db, prefix, this.searchContext());
+    return this.self.suggest(prefix);
   }
 
   /** Where to open a result, after re-checking that the current user may see it. */
   openItem(id: number): OpenTarget | null {
-    const visible = this.preview(id);
-    if (!visible) return null;
-    const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as { url: string; path: string };
-    return row.url.startsWith('file:') ? { kind: 'file', target: row.path } : { kind: 'url', target: row.url };
+    return this.self.openItem(id);
   }
 
   /** Like {@link openItem}: the folder-revealing variant uses the same check. */
   revealItem(id: number): OpenTarget | null {
-    return this.openItem(id);
+    return this.self.openItem(id);
   }
 
   whoami(): CurrentUser {

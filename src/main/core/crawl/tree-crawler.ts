@@ -14,6 +14,16 @@ export interface ContentExtractor {
   run(input: FilterInput): Promise<FilterOutput>;
 }
 
+/** Options for {@link crawlTree}. */
+export interface TreeCrawlOptions {
+  /**
+   * A partial crawl: only these URLs (files or folders, below the source's start addresses) are
+   * visited, and only items at or below them can be deleted. Used by live watching to apply a batch
+   * of file-system events through the same path as a crawl.
+   */
+  paths?: string[];
+}
+
 /** What the history says about an item from earlier crawls. */
 interface HistoryRow {
   id: number;
@@ -47,6 +57,7 @@ export async function crawlTree(
   handler: HierarchicalHandler,
   extractor: ContentExtractor,
   ctx: HandlerContext,
+  opts: TreeCrawlOptions = {},
 ): Promise<void> {
   const { source, writer, counts } = session;
   const db = session.opts.db;
@@ -67,6 +78,7 @@ export async function crawlTree(
 
   const roots: ItemStat[] = [];
   for (const url of source.startAddresses) roots.push(await handler.stat(url, ctx));
+  const scopes = opts.paths?.map((p) => p.replace(/\/+$/, ''));
 
   const processItem = async (item: ItemStat): Promise<void> => {
     const hist = history.get(item.url);
@@ -197,14 +209,38 @@ export async function crawlTree(
     session.tick();
   };
 
-  for (const root of roots) {
-    if (root.isContainer) {
-      if (root.identity) visited.add(root.identity);
-      await lists.run(() => visit(root, root));
-    } else {
-      counts.discovered++;
-      seen.add(root.url);
-      await items.run(() => processItem(root));
+  if (scopes) {
+    for (const scope of scopes) {
+      const root = roots.find((r) => scope === r.url || scope.startsWith(r.url.endsWith('/') ? r.url : `${r.url}/`));
+      if (!root) continue;
+      let item: ItemStat;
+      try {
+        item = await handler.stat(scope, ctx);
+      } catch (e) {
+        if (e instanceof HandlerError && e.code === 'not-found') continue;
+        keptPrefixes.push(scope);
+        continue;
+      }
+      if (!ancestorsIncluded(rules, item, root)) continue;
+      if (item.isContainer) {
+        if (item.identity) visited.add(item.identity);
+        await lists.run(() => visit(item, root));
+      } else {
+        counts.discovered++;
+        seen.add(item.url);
+        await items.run(() => processItem(item));
+      }
+    }
+  } else {
+    for (const root of roots) {
+      if (root.isContainer) {
+        if (root.identity) visited.add(root.identity);
+        await lists.run(() => visit(root, root));
+      } else {
+        counts.discovered++;
+        seen.add(root.url);
+        await items.run(() => processItem(root));
+      }
     }
   }
   // Listing tasks enqueue more listing tasks: drain until both pools are idle.
@@ -216,11 +252,26 @@ export async function crawlTree(
 
   for (const [url, row] of history) {
     if (seen.has(url)) continue;
+    if (scopes && !scopes.some((p) => url === p || url.startsWith(`${p}/`))) continue;
     if (keptPrefixes.some((p) => url.startsWith(p))) continue;
     writer.delete(row.id);
     counts.deleted++;
   }
   session.tick(true);
+}
+
+/** Whether the item and every folder between it and its root are included by the rules. */
+function ancestorsIncluded(rules: RuleMatcher, item: ItemStat, root: ItemStat): boolean {
+  const rootTarget = toRuleTarget(root);
+  const target = toRuleTarget(item);
+  if (!rules.decide(target, rootTarget, item.isContainer).included) return false;
+  const rel = target.slice(rootTarget.length).split('/').filter(Boolean);
+  let cur = rootTarget.replace(/\/+$/, '');
+  for (let i = 0; i < rel.length - 1; i++) {
+    cur = `${cur}/${rel[i]}`;
+    if (!rules.decide(cur, rootTarget, true).included) return false;
+  }
+  return true;
 }
 
 /** Rules see file items as POSIX-style absolute paths and everything else as URLs. */

@@ -1,0 +1,9 @@
+import type { Command } from '../command.js';
+import { sourceCommand } from './source.js';
+import { crawlCommand } from './crawl.js';
+import { searchCommand } from './search.js';
+import { statusCommand } from './status.js';
+import { logCommand } from './log.js';
+
+/** Every `trawl` sub-command, in the order `trawl help` lists them. */
+export const COMMANDS: Command[] = [sourceCommand, crawlCommand, searchCommand, statusCommand, logCommand];
