@@ -1,0 +1,13 @@
+import type { Filter } from './filter.js';
+
+/** Loads a filter implementation on first use, so a worker pays for pdf.js only when it meets a PDF. */
+export type FilterLoader = () => Promise<Filter>;
+
+/** The built-in filter implementations, by the ids of `FILTER_TABLE`. */
+export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
+  text: async () => (await import('./text-filter.js')).textFilter,
+  html: async () => (await import('./html-filter.js')).htmlFilter,
+  pdf: async () => (await import('./pdf-filter.js')).pdfFilter,
+  docx: async () => (await import('./docx-filter.js')).docxFilter,
+  metadata: async () => (await import('./metadata-filter.js')).metadataFilter,
+};
