@@ -1,0 +1,372 @@
+/**
+ * The query engine: search, preview and suggestions over the index, trimmed to what the caller may
+ * read. Synchronous (better-sqlite3); one prepared statement per query shape, cached per database
+ * handle.
+ *
+ * Security trimming happens inside the SQL of every statement (`acl_id IS NULL OR acl_id IN …`), so
+ * totals, pagination, snippets, previews and suggestions never count or reveal a document the
+ * caller cannot see; a hidden id behaves exactly like an id that does not exist.
+ */
+import zlib from 'node:zlib';
+import type Database from 'better-sqlite3';
+import type { Db } from '../index/database.js';
+import { decodeBody, MAX_BODY_CHARS } from '../index/body-codec.js';
+import type { DocumentPreview, SearchHit, SearchRequest, SearchResponse } from '../api-types.js';
+import type { FieldWeights } from '../model.js';
+import { DEFAULT_WEIGHTS } from './default-weights.js';
+import { HitMatcher, makeSnippet, markHits, escapeHtml, type Hit } from './highlight.js';
+import { compileQuery, type CompiledQuery, type SqlCondition } from './query-compiler.js';
+import { parseQuery, QuerySyntaxError } from './query-parser.js';
+
+export { QuerySyntaxError } from './query-parser.js';
+export { suggest } from './suggest.js';
+
+/**
+ * Which documents the caller may see: all of them (single-user index), or those without a
+ * descriptor plus those whose `acl_id` is in `aclIds` (the descriptors the caller's principals
+ * may read). An empty `aclIds` means only documents without a descriptor.
+ */
+export type AclFilter = { mode: 'all' } | { mode: 'ids'; aclIds: readonly number[] };
+
+/** Per-call context the service supplies (never taken from the request). */
+export interface SearchContext {
+  acl: AclFilter;
+  /** BM25 column weights of sources that override the defaults. */
+  weightsBySource?: ReadonlyMap<number, FieldWeights>;
+  /** Weights of every other source (default {@link DEFAULT_WEIGHTS}). */
+  defaultWeights?: FieldWeights;
+  /** Source names (any case) → ids, for `source:Name`. */
+  sourceNames?: ReadonlyMap<string, number>;
+  /** "Now" for relative dates such as `modified:week` (ms; default `Date.now()`). */
+  now?: number;
+  /** Bumped by the caller whenever the index changes; invalidates cached suggestion data. */
+  generation?: number;
+}
+
+/** When fewer documents than this match every term, documents matching some terms follow. */
+export const RELAX_THRESHOLD = 10;
+/** Largest page size a request may ask for. */
+export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 20;
+/** Compressed body bytes read for a snippet before the whole text is considered. */
+const SNIPPET_HEAD_BYTES = 12 * 1024;
+/** Compressed body bytes read at most for a snippet. */
+const SNIPPET_MAX_BYTES = 256 * 1024;
+
+const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
+
+function prepared(db: Db, sql: string): Database.Statement {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let st = cache.get(sql);
+  if (!st) {
+    if (cache.size >= 256) cache.delete(cache.keys().next().value!);
+    st = db.prepare(sql);
+    cache.set(sql, st);
+  }
+  return st;
+}
+
+/** The SQL visibility condition for `acl` over `documents d`. */
+export function aclCondition(acl: AclFilter): SqlCondition | null {
+  if (acl.mode === 'all') return null;
+  if (acl.aclIds.length === 0) return { sql: 'd.acl_id IS NULL', params: [] };
+  return {
+    sql: '(d.acl_id IS NULL OR d.acl_id IN (SELECT value FROM json_each(?)))',
+    params: [JSON.stringify(acl.aclIds.map((id) => Math.trunc(Number(id))))],
+  };
+}
+
+function weightsSql(w: FieldWeights): string {
+  const nums = [w.title, w.keywords, w.description, w.url, w.body].map((x) => {
+    const n = Number(x);
+    if (!Number.isFinite(n) || n < 0) throw new RangeError(`invalid field weight ${String(x)}`);
+    return String(n);
+  });
+  return `bm25(fts, ${nums.join(', ')})`;
+}
+
+function rankSql(ctx: SearchContext): string {
+  const fallback = weightsSql(ctx.defaultWeights ?? DEFAULT_WEIGHTS);
+  const per = ctx.weightsBySource;
+  if (!per || per.size === 0) return fallback;
+  const whens = [...per]
+    .sort((a, b) => a[0] - b[0])
+    .map(([id, w]) => `WHEN ${Math.trunc(Number(id))} THEN ${weightsSql(w)}`)
+    .join(' ');
+  return `CASE d.source_id ${whens} ELSE ${fallback} END`;
+}
+
+interface PageRow {
+  id: number;
+  score: number;
+}
+
+/** One pass (strict or relaxed) of a query: its total and one page of ids. */
+function runPass(
+  db: Db,
+  match: string | null,
+  conditions: SqlCondition[],
+  ctx: SearchContext,
+  sort: SearchRequest['sort'],
+  limit: number,
+  offset: number,
+  wantPage: boolean,
+): { total: number; rows: PageRow[] } {
+  const where = conditions.map((c) => c.sql);
+  const params = conditions.flatMap((c) => c.params);
+  let total: number;
+  let rows: PageRow[] = [];
+  if (match !== null) {
+    if (where.length === 0) {
+      total = (prepared(db, 'SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }).n;
+    } else {
+      const sql = `SELECT count(*) AS n FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where.join(' AND ')}`;
+      total = (prepared(db, sql).get(match, ...params) as { n: number }).n;
+    }
+    if (wantPage && limit > 0 && offset < total) {
+      const relevance = !sort || sort === 'relevance';
+      const needsJoin = where.length > 0 || !relevance || (ctx.weightsBySource?.size ?? 0) > 0;
+      const rank = rankSql(ctx);
+      let sql: string;
+      if (!needsJoin) {
+        sql = `SELECT fts.rowid AS id, ${rank} AS score FROM fts WHERE fts MATCH ? ORDER BY score, id LIMIT ? OFFSET ?`;
+      } else {
+        const cond = where.length > 0 ? ` AND ${where.join(' AND ')}` : '';
+        sql = `SELECT d.id AS id, ${rank} AS score FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${cond} ORDER BY ${orderSql(sort, true)} LIMIT ? OFFSET ?`;
+      }
+      rows = prepared(db, sql).all(match, ...params, limit, offset) as PageRow[];
+    }
+  } else {
+    const cond = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    total = (prepared(db, `SELECT count(*) AS n FROM documents d ${cond}`).get(...params) as { n: number }).n;
+    if (wantPage && limit > 0 && offset < total) {
+      const sql = `SELECT d.id AS id, 0 AS score FROM documents d ${cond} ORDER BY ${orderSql(sort, false)} LIMIT ? OFFSET ?`;
+      rows = prepared(db, sql).all(...params, limit, offset) as PageRow[];
+    }
+  }
+  return { total, rows };
+}
+
+function orderSql(sort: SearchRequest['sort'], ranked: boolean): string {
+  if (sort === 'name') return 'd.name COLLATE NOCASE, d.id';
+  if (sort === 'date' || !ranked) return 'd.mtime DESC, d.id DESC';
+  return 'score, d.id';
+}
+
+function requestConditions(req: SearchRequest): SqlCondition[] {
+  const out: SqlCondition[] = [];
+  const ints = (xs: readonly number[]): number[] => xs.map((x) => Math.trunc(Number(x))).filter(Number.isFinite);
+  if (req.sourceIds && req.sourceIds.length > 0) {
+    out.push({ sql: 'd.source_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(ints(req.sourceIds))] });
+  }
+  if (req.types && req.types.length > 0) {
+    const types = req.types.map((t) => String(t).toLowerCase().replace(/^\./, ''));
+    out.push({ sql: 'd.ext IN (SELECT value FROM json_each(?))', params: [JSON.stringify(types)] });
+  }
+  if (req.modifiedFrom !== undefined && Number.isFinite(req.modifiedFrom)) {
+    out.push({ sql: 'd.mtime >= ?', params: [Math.trunc(req.modifiedFrom)] });
+  }
+  if (req.modifiedTo !== undefined && Number.isFinite(req.modifiedTo)) {
+    out.push({ sql: 'd.mtime < ?', params: [Math.trunc(req.modifiedTo)] });
+  }
+  return out;
+}
+
+function hasRequestFilters(req: SearchRequest): boolean {
+  return (
+    (req.sourceIds?.length ?? 0) > 0 ||
+    (req.types?.length ?? 0) > 0 ||
+    req.modifiedFrom !== undefined ||
+    req.modifiedTo !== undefined
+  );
+}
+
+const EMPTY: CompiledQuery = { match: null, relaxedMatch: null, conditions: [], terms: [], highlight: [] };
+
+/** Parse and compile; `null` for a blank query. Throws QuerySyntaxError. */
+function compile(query: string, ctx: SearchContext): CompiledQuery | null {
+  const text = query.trim();
+  if (text === '') return null;
+  const ast = parseQuery(text);
+  if (!ast) {
+    throw new QuerySyntaxError(
+      `Nothing to search for in '${text.length > 40 ? `${text.slice(0, 40)}…` : text}': type a word, a "phrase", or a filter such as ext:pdf.`,
+      0,
+    );
+  }
+  return compileQuery(ast, { now: ctx.now ?? Date.now(), sourceNames: lowerKeys(ctx.sourceNames) });
+}
+
+function lowerKeys(m: ReadonlyMap<string, number> | undefined): Map<string, number> | undefined {
+  if (!m) return undefined;
+  return new Map([...m].map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+interface DocRow {
+  id: number;
+  source_id: number;
+  url: string;
+  path: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  mime: string | null;
+  ext: string;
+  size: number;
+  mtime: number;
+  body_z: Buffer | null;
+}
+
+const DOC_SQL =
+  'SELECT id, source_id, url, path, name, title, description, mime, ext, size, mtime, body_z FROM documents WHERE id = ?';
+
+/**
+ * Run a query.
+ *
+ * Contract: results are limited to documents visible under `ctx.acl`, in SQL (totals and pages
+ * never include hidden documents). `total` is exact. A blank query returns no hits (unless request
+ * filters are given, which then list matching documents). When fewer than {@link RELAX_THRESHOLD}
+ * documents match every term of a multi-word query, documents matching some of its non-stop-words
+ * follow the full matches, flagged `partial`, and `relaxed` is set; `total` counts both groups.
+ * Snippets are HTML-escaped with hits in `<mark>`. Throws {@link QuerySyntaxError} for malformed
+ * queries — never a SQLite error caused by query text.
+ */
+export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchResponse {
+  const t0 = performance.now();
+  const limit = Math.max(0, Math.min(MAX_LIMIT, Math.trunc(req.limit ?? DEFAULT_LIMIT)));
+  const offset = Math.max(0, Math.trunc(req.offset ?? 0));
+  let q = compile(req.query ?? '', ctx);
+  if (!q) {
+    if (!hasRequestFilters(req)) return { total: 0, hits: [], tookMs: performance.now() - t0, terms: [] };
+    q = EMPTY;
+  }
+  const conditions = [...q.conditions, ...requestConditions(req)];
+  const acl = aclCondition(ctx.acl);
+  if (acl) conditions.push(acl);
+
+  const strict = runPass(db, q.match, conditions, ctx, req.sort, limit, offset, true);
+  let total = strict.total;
+  const pages: { rows: PageRow[]; partial: boolean }[] = [{ rows: strict.rows, partial: false }];
+  let relaxed = false;
+  if (q.relaxedMatch && strict.total < RELAX_THRESHOLD) {
+    const room = limit - strict.rows.length;
+    const relaxedOffset = Math.max(0, offset - strict.total);
+    const more = runPass(db, q.relaxedMatch, conditions, ctx, req.sort, room, relaxedOffset, room > 0);
+    if (more.total > 0) {
+      relaxed = true;
+      total += more.total;
+      pages.push({ rows: more.rows, partial: true });
+    }
+  }
+
+  const matcher = new HitMatcher(q.highlight);
+  const getDoc = prepared(db, DOC_SQL);
+  const hits: SearchHit[] = [];
+  for (const page of pages) {
+    for (const row of page.rows) {
+      const d = getDoc.get(row.id) as DocRow | undefined;
+      if (!d) continue;
+      const hit: SearchHit = {
+        id: d.id,
+        sourceId: d.source_id,
+        url: d.url,
+        path: d.path,
+        title: d.title || d.name,
+        snippet: snippetFor(d, matcher),
+        score: row.score === 0 ? 0 : -row.score,
+        mtime: d.mtime,
+        size: d.size,
+        type: d.mime ?? '',
+        ext: d.ext,
+      };
+      if (page.partial) hit.partial = true;
+      hits.push(hit);
+    }
+  }
+  const res: SearchResponse = { total, hits, tookMs: performance.now() - t0, terms: q.terms };
+  if (relaxed) res.relaxed = true;
+  return res;
+}
+
+/** Decompress at most `maxBytes` of a body; a cut multi-byte character at the end is dropped. */
+function decodeHead(blob: Buffer, maxBytes: number): { text: string; complete: boolean } {
+  if (blob.length <= maxBytes) return { text: decodeBody(blob), complete: true };
+  const out = zlib.inflateRawSync(blob.subarray(0, maxBytes), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  return { text: out.toString('utf8').replace(/\ufffd$/, ''), complete: false };
+}
+
+function snippetFor(d: DocRow, matcher: HitMatcher): string {
+  const desc = d.description ?? '';
+  if (d.body_z && d.body_z.length > 0) {
+    const head = decodeHead(d.body_z, SNIPPET_HEAD_BYTES);
+    let text = head.text;
+    let hits: Hit[] = matcher.find(text, 64);
+    if (hits.length === 0 && !head.complete && matcher.size > 0) {
+      text = decodeHead(d.body_z, SNIPPET_MAX_BYTES).text;
+      hits = matcher.find(text, 64);
+    }
+    if (hits.length > 0 || !desc) return makeSnippet(text, hits);
+  }
+  if (desc) return makeSnippet(desc, matcher.find(desc, 64));
+  return '';
+}
+
+interface PreviewRow extends DocRow {
+  author: string | null;
+  keywords: string | null;
+}
+
+/**
+ * A document's full text and properties, with the character ranges of the query's hits.
+ *
+ * Returns null when the id does not exist or is not visible under `ctx.acl` (the two cases are
+ * indistinguishable). Hit ranges are `[start, end)` UTF-16 offsets into `text` (JavaScript string
+ * indices), at most 10,000 of them. A malformed query yields no hits rather than an error.
+ */
+export function preview(db: Db, id: number, query: string | undefined, ctx: SearchContext): DocumentPreview | null {
+  const acl = aclCondition(ctx.acl);
+  const sql = `SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.keywords, d.author, d.mime, d.ext, d.size, d.mtime, d.body_z FROM documents d WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
+  const row = prepared(db, sql).get(Math.trunc(Number(id)), ...(acl?.params ?? [])) as PreviewRow | undefined;
+  if (!row) return null;
+  const text = decodeBody(row.body_z);
+  let hits: [number, number][] = [];
+  if (query) {
+    try {
+      const q = compile(query, ctx);
+      if (q) hits = new HitMatcher(q.highlight).find(text, 10_000).map((h) => [h.start, h.end]);
+    } catch (e) {
+      if (!(e instanceof QuerySyntaxError)) throw e;
+    }
+  }
+  return {
+    id: row.id,
+    url: row.url,
+    path: row.path,
+    title: row.title || row.name,
+    author: row.author,
+    description: row.description,
+    keywords: row.keywords,
+    type: row.mime ?? '',
+    size: row.size,
+    mtime: row.mtime,
+    text,
+    hits,
+    truncated: text.length >= MAX_BODY_CHARS,
+  };
+}
+
+/** HTML for a title with the query's hits marked (escaped like snippets). */
+export function highlightTitle(title: string, query: string, ctx: SearchContext): string {
+  try {
+    const q = compile(query, ctx);
+    if (!q) return escapeHtml(title);
+    return markHits(title, new HitMatcher(q.highlight).find(title));
+  } catch (e) {
+    if (e instanceof QuerySyntaxError) return escapeHtml(title);
+    throw e;
+  }
+}
