@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveDataDir } from './data-dir.js';
 import { UsageError, type CliIo, type Command } from './command.js';
 import type { TrawlService } from '../main/core/service.js';
@@ -82,13 +82,18 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
 }
 
 /** Parse a command's options with node:util parseArgs, turning its errors into UsageError. */
-export function parseCommandArgs<T extends Parameters<typeof parseArgs>[0]['options']>(
+export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
-  options: T,
+  options: O,
   allowPositionals = true,
 ) {
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
+    return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({
+      args,
+      options,
+      allowPositionals: allowPositionals as true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/, ''));
   }

@@ -419,7 +419,10 @@ export class TrawlService {
     return rows.map(crawlFromRow);
   }
 
-  /** Crawl log lines, newest first. Defaults to the latest crawl of each requested source. */
+  /**
+   * Crawl log lines, newest first. Defaults to the latest crawl of each requested source; with
+   * `failedOnly`, also every item that is still failed from an earlier crawl (unchanged since).
+   */
   log(req: LogRequest = {}): CrawlLogEntry[] {
     const where: string[] = [];
     const params: (string | number)[] = [];
@@ -439,23 +442,22 @@ export class TrawlService {
     const rows = this.db
       .prepare(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`)
       .all(...params) as LogRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      crawlId: r.crawl_id,
-      sourceId: r.source_id,
-      at: r.at,
-      url: r.url,
-      outcome: r.outcome as CrawlLogEntry['outcome'],
-      reason: r.reason,
-      status: r.status,
-      size: r.size,
-      hops: r.hops,
-      via: r.via,
-      mime: r.mime,
-      durationMs: r.duration_ms,
-      digest: r.digest,
-      annotations: r.annotations,
-    }));
+    const entries = rows.map(logFromRow);
+    if (req.failedOnly && req.crawlId == null) {
+      // Items that failed in an earlier crawl and were unchanged since are still failed: list them too.
+      const listed = new Set(entries.map((e) => e.url));
+      const docs = this.db
+        .prepare(
+          `SELECT id, source_id, path, crawl_time, error, mime, size FROM documents WHERE status = 'failed' ${req.sourceId != null ? 'AND source_id = ?' : ''} ORDER BY crawl_time DESC LIMIT ${limit}`,
+        )
+        .all(...(req.sourceId != null ? [req.sourceId] : [])) as { id: number; source_id: number; path: string; crawl_time: number; error: string | null; mime: string | null; size: number }[];
+      for (const d of docs) {
+        if (listed.has(d.path)) continue;
+        entries.push({ id: -d.id, crawlId: 0, sourceId: d.source_id, at: d.crawl_time, url: d.path, outcome: 'failed', reason: d.error, mime: d.mime, size: d.size });
+      }
+      entries.sort((a, b) => b.at - a.at);
+    }
+    return entries.slice(0, limit);
   }
 
   /** Stop crawls, wait for them, release workers and close the database. Idempotent. */
@@ -502,6 +504,26 @@ interface LogRow {
   duration_ms: number | null;
   digest: string | null;
   annotations: string | null;
+}
+
+function logFromRow(r: LogRow): CrawlLogEntry {
+  return {
+    id: r.id,
+    crawlId: r.crawl_id,
+    sourceId: r.source_id,
+    at: r.at,
+    url: r.url,
+    outcome: r.outcome as CrawlLogEntry['outcome'],
+    reason: r.reason,
+    status: r.status,
+    size: r.size,
+    hops: r.hops,
+    via: r.via,
+    mime: r.mime,
+    durationMs: r.duration_ms,
+    digest: r.digest,
+    annotations: r.annotations,
+  };
 }
 
 function crawlFromRow(r: CrawlRow): CrawlRecord {
