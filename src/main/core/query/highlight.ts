@@ -9,9 +9,7 @@ import { hasCjk, splitRuns } from '../index/cjk.js';
 
 /** One thing to look for in text. */
 export type HighlightTerm =
-  | { kind: 'word'; text: string }
-  | { kind: 'prefix'; text: string }
-  | { kind: 'cjk'; text: string };
+  { kind: 'word'; text: string } | { kind: 'prefix'; text: string } | { kind: 'cjk'; text: string };
 
 /** A hit: `[start, end)` in UTF-16 code units of the text, and which term matched. */
 export interface Hit {
@@ -161,7 +159,7 @@ export class HitMatcher {
   private verify(word: string): number {
     const known = this.memo.get(word);
     if (known !== undefined) return known;
-    let term = -1;
+    let term: number;
     if (hasCjk(word)) {
       term = this.cjk.get(word) ?? -1;
     } else {
@@ -174,7 +172,13 @@ export class HitMatcher {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** HTML-escape text (`& < > " '`). */
 export function escapeHtml(s: string): string {

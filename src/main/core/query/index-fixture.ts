@@ -41,7 +41,10 @@ export function addSource(db: Db, name = 'test', id?: number): number {
 
 /** Insert an ACL row (descriptor content is irrelevant to queries) and return its id. */
 export function addAcl(db: Db, hash: string): number {
-  return Number(db.prepare('INSERT INTO acls (hash, descriptor) VALUES (?, ?)').run(hash, '{"entries":[]}').lastInsertRowid);
+  return Number(
+    db.prepare('INSERT INTO acls (hash, descriptor) VALUES (?, ?)').run(hash, '{"entries":[]}')
+      .lastInsertRowid,
+  );
 }
 
 let counter = 0;
@@ -81,7 +84,9 @@ export function addDoc(db: Db, doc: FixtureDoc): number {
     );
   const id = Number(info.lastInsertRowid);
   const titleTerms = doc.title || name.replace(/\.[^.]+$/, '');
-  db.prepare('INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)').run(
+  db.prepare(
+    'INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(
     id,
     toIndexText(titleTerms),
     toIndexText(doc.keywords ?? ''),

@@ -139,8 +139,9 @@ function leafText(leaf: Leaf): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(leaf.text) ? urlTerms(leaf.text) : leaf.text;
 }
 
+/** An FTS5 string. NUL would end the expression early inside SQLite (C strings): it becomes a space. */
 function quote(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
+  return `"${s.replace(/"/g, '""').replace(/\0/g, ' ')}"`;
 }
 
 /** One leaf as an FTS5 phrase: CJK runs as bigrams, a trailing single CJK character as a prefix. */
@@ -162,7 +163,9 @@ function ftsOf(n: QueryNode): string {
       return `(${n.children.map(ftsOf).join(' OR ')})`;
     case 'and': {
       const pos = n.children.filter(isFtsPositive).map(ftsOf).join(' AND ');
-      const neg = n.children.filter((c) => c.type === 'not').map((c) => ftsOf((c as { child: QueryNode }).child));
+      const neg = n.children
+        .filter((c) => c.type === 'not')
+        .map((c) => ftsOf((c as { child: QueryNode }).child));
       return neg.length > 0 ? `((${pos}) NOT (${neg.join(' OR ')}))` : `(${pos})`;
     }
     default:
@@ -199,7 +202,9 @@ function filterSql(f: FilterSpec, opts: CompileOptions): SqlCondition {
       return inList('d.ext', f.values);
     case 'mime': {
       const parts = f.values.map((v) =>
-        v.endsWith('/*') ? { sql: 'd.mime LIKE ?', params: [`${v.slice(0, -1)}%`] } : { sql: 'd.mime = ?', params: [v] },
+        v.endsWith('/*')
+          ? { sql: 'd.mime LIKE ?', params: [`${v.slice(0, -1)}%`] }
+          : { sql: 'd.mime = ?', params: [v] },
       );
       return { sql: `(${parts.map((p) => p.sql).join(' OR ')})`, params: parts.flatMap((p) => p.params) };
     }
@@ -208,7 +213,10 @@ function filterSql(f: FilterSpec, opts: CompileOptions): SqlCondition {
     case 'source': {
       const id = /^\d+$/.test(f.value) ? Number(f.value) : opts.sourceNames?.get(f.value.toLowerCase());
       if (id !== undefined) return { sql: 'd.source_id = ?', params: [id] };
-      return { sql: 'd.source_id IN (SELECT id FROM sources WHERE name = ? COLLATE NOCASE)', params: [f.value] };
+      return {
+        sql: 'd.source_id IN (SELECT id FROM sources WHERE name = ? COLLATE NOCASE)',
+        params: [f.value],
+      };
     }
     case 'size': {
       const parts: SqlCondition[] = [];
@@ -239,8 +247,10 @@ function joinAnd(parts: SqlCondition[]): SqlCondition {
 /** `[start, end)` in ms of a date spec, in local time. */
 export function dateRange(d: DateSpec, now: number): { start: number; end: number } {
   if (d.kind === 'date') {
-    if (d.m === undefined) return { start: new Date(d.y, 0, 1).getTime(), end: new Date(d.y + 1, 0, 1).getTime() };
-    if (d.d === undefined) return { start: new Date(d.y, d.m - 1, 1).getTime(), end: new Date(d.y, d.m, 1).getTime() };
+    if (d.m === undefined)
+      return { start: new Date(d.y, 0, 1).getTime(), end: new Date(d.y + 1, 0, 1).getTime() };
+    if (d.d === undefined)
+      return { start: new Date(d.y, d.m - 1, 1).getTime(), end: new Date(d.y, d.m, 1).getTime() };
     return { start: new Date(d.y, d.m - 1, d.d).getTime(), end: new Date(d.y, d.m - 1, d.d + 1).getTime() };
   }
   const t = new Date(now);
@@ -312,4 +322,3 @@ function firstPos(n: QueryNode): number {
       return n.children.length > 0 ? firstPos(n.children[0]) : 0;
   }
 }
-

@@ -108,9 +108,11 @@ function lex(input: string): Tok[] {
       }
       toks.push({ k: 'phrase', text, prefix, pos });
     } else if ((c === '-' || c === '+') && atTokenStart(input, i)) {
-      // `-x` negates; `+x` (required, as in other engines) is what AND already means.
-      if (c === '-' && i + 1 < n && !isSpace(input[i + 1])) toks.push({ k: 'minus', pos: i });
-      i++;
+      // `-x` negates (`--x` does not); `+x` (required, as in other engines) is what AND means.
+      const pos = i;
+      let minuses = 0;
+      while (input[i] === '-' || input[i] === '+') if (input[i++] === '-') minuses++;
+      if (minuses % 2 === 1 && i < n && !isSpace(input[i])) toks.push({ k: 'minus', pos });
     } else {
       const pos = i;
       while (i < n && !isSpace(input[i]) && !DELIM.has(input[i])) i++;
@@ -329,7 +331,13 @@ function withField(node: QueryNode, field: TextField): QueryNode {
  */
 function resolveKeywords(toks: Tok[]): Tok[] {
   const startsOperand = (t: Tok | undefined): boolean =>
-    !!t && (t.k === 'word' || t.k === 'phrase' || t.k === 'field' || t.k === 'lparen' || t.k === 'minus' || t.k === 'not');
+    !!t &&
+    (t.k === 'word' ||
+      t.k === 'phrase' ||
+      t.k === 'field' ||
+      t.k === 'lparen' ||
+      t.k === 'minus' ||
+      t.k === 'not');
   const endsOperand = (t: Tok | undefined): boolean =>
     !!t && (t.k === 'word' || t.k === 'phrase' || t.k === 'field' || t.k === 'rparen');
   const hasOperands = toks.some((t) => t.k === 'word' || t.k === 'phrase' || t.k === 'field');
@@ -393,7 +401,12 @@ function parseFilter(name: string, value: string, pos: number): FilterSpec {
 function listValues(value: string, name: string, pos: number): string[] {
   const values = value
     .split(',')
-    .map((v) => v.trim().toLowerCase().replace(/^\*?\./, ''))
+    .map((v) =>
+      v
+        .trim()
+        .toLowerCase()
+        .replace(/^\*?\./, ''),
+    )
     .filter((v) => v.length > 0);
   if (values.length === 0 || values.some((v) => !/^[\p{L}\p{N}_+.\-/*]+$/u.test(v))) {
     throw new QuerySyntaxError(
@@ -444,7 +457,18 @@ function parseDate(s: string): DateSpec | null {
   return { kind: 'date', y, m: mo, d };
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+};
 
 function parseBytes(s: string): number | null {
   const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(s.trim());

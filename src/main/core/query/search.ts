@@ -159,9 +159,13 @@ function orderSql(sort: SearchRequest['sort'], ranked: boolean): string {
 
 function requestConditions(req: SearchRequest): SqlCondition[] {
   const out: SqlCondition[] = [];
-  const ints = (xs: readonly number[]): number[] => xs.map((x) => Math.trunc(Number(x))).filter(Number.isFinite);
+  const ints = (xs: readonly number[]): number[] =>
+    xs.map((x) => Math.trunc(Number(x))).filter(Number.isFinite);
   if (req.sourceIds && req.sourceIds.length > 0) {
-    out.push({ sql: 'd.source_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(ints(req.sourceIds))] });
+    out.push({
+      sql: 'd.source_id IN (SELECT value FROM json_each(?))',
+      params: [JSON.stringify(ints(req.sourceIds))],
+    });
   }
   if (req.types && req.types.length > 0) {
     const types = req.types.map((t) => String(t).toLowerCase().replace(/^\./, ''));
@@ -327,7 +331,12 @@ interface PreviewRow extends DocRow {
  * indistinguishable). Hit ranges are `[start, end)` UTF-16 offsets into `text` (JavaScript string
  * indices), at most 10,000 of them. A malformed query yields no hits rather than an error.
  */
-export function preview(db: Db, id: number, query: string | undefined, ctx: SearchContext): DocumentPreview | null {
+export function preview(
+  db: Db,
+  id: number,
+  query: string | undefined,
+  ctx: SearchContext,
+): DocumentPreview | null {
   const acl = aclCondition(ctx.acl);
   const sql = `SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.keywords, d.author, d.mime, d.ext, d.size, d.mtime, d.body_z FROM documents d WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
   const row = prepared(db, sql).get(Math.trunc(Number(id)), ...(acl?.params ?? [])) as PreviewRow | undefined;

@@ -87,8 +87,10 @@ function build(db: Db): MiniSearch<Entry> {
   });
   let id = 0;
   const docs: Entry[] = [];
-  for (const [text, e] of terms) docs.push({ id: id++, text, kind: 'term', pub: e.pub, acls: [...e.acls], df: e.df });
-  for (const [text, e] of titles) docs.push({ id: id++, text, kind: 'title', pub: e.pub, acls: [...e.acls], df: e.df });
+  for (const [text, e] of terms)
+    docs.push({ id: id++, text, kind: 'term', pub: e.pub, acls: [...e.acls], df: e.df });
+  for (const [text, e] of titles)
+    docs.push({ id: id++, text, kind: 'title', pub: e.pub, acls: [...e.acls], df: e.df });
   ms.addAll(docs);
   return ms;
 }
