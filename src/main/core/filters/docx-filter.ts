@@ -1,4 +1,3 @@
-import mammoth from 'mammoth';
 import { Parser } from 'htmlparser2';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { normalizeLine } from './text-normalization.js';
@@ -30,8 +29,13 @@ function checkBomb(bytes: Uint8Array, entries: ZipEntry[]): void {
     if (isXmlPart(e.name)) xml += e.uncompressedSize;
   }
   const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
-  if (total > DOCX_MAX_UNCOMPRESSED) throw new FilterError('corrupt', `zip bomb: DOCX declares ${mb(total)} uncompressed (cap ${mb(DOCX_MAX_UNCOMPRESSED)})`);
-  if (xml > DOCX_MAX_XML) throw new FilterError('corrupt', `zip bomb: DOCX declares ${mb(xml)} of XML (cap ${mb(DOCX_MAX_XML)})`);
+  if (total > DOCX_MAX_UNCOMPRESSED)
+    throw new FilterError(
+      'corrupt',
+      `zip bomb: DOCX declares ${mb(total)} uncompressed (cap ${mb(DOCX_MAX_UNCOMPRESSED)})`,
+    );
+  if (xml > DOCX_MAX_XML)
+    throw new FilterError('corrupt', `zip bomb: DOCX declares ${mb(xml)} of XML (cap ${mb(DOCX_MAX_XML)})`);
   for (const e of entries) if (isXmlPart(e.name)) readZipEntry(bytes, e, DOCX_MAX_XML);
 }
 
@@ -48,7 +52,12 @@ function relationshipTarget(rels: string, type: string): string | undefined {
   const parser = new Parser(
     {
       onopentag(name, attrs) {
-        if (target === undefined && name.endsWith('relationship') && (attrs.type ?? '').endsWith(type) && attrs.target) {
+        if (
+          target === undefined &&
+          name.endsWith('relationship') &&
+          (attrs.type ?? '').endsWith(type) &&
+          attrs.target
+        ) {
           target = attrs.target.replace(/^\//, '');
         }
       },
@@ -94,9 +103,23 @@ function parseCoreProperties(xml: string): CoreProperties {
 function readCoreProperties(bytes: Uint8Array, entries: ZipEntry[]): CoreProperties {
   const byName = new Map(entries.map((e) => [e.name, e]));
   const rels = byName.get('_rels/.rels');
-  const target = rels ? relationshipTarget(readZipEntry(bytes, rels, DOCX_MAX_XML).toString('utf8'), '/core-properties') : undefined;
+  const target = rels
+    ? relationshipTarget(readZipEntry(bytes, rels, DOCX_MAX_XML).toString('utf8'), '/core-properties')
+    : undefined;
   const core = byName.get(target ?? 'docProps/core.xml') ?? byName.get('docProps/core.xml');
   return core ? parseCoreProperties(readZipEntry(bytes, core, DOCX_MAX_XML).toString('utf8')) : {};
+}
+
+/** mammoth (with JSZip) loads on the first DOCX, not when the filter module loads. */
+async function loadMammoth(): Promise<typeof import('mammoth')> {
+  try {
+    return (await import('mammoth')).default;
+  } catch (err) {
+    throw new FilterError(
+      'unsupported',
+      `DOCX support unavailable: ${(err as Error)?.message ?? String(err)}`,
+    );
+  }
 }
 
 export const docxFilter: Filter = {
@@ -106,6 +129,7 @@ export const docxFilter: Filter = {
     if (bytes.length === 0) throw new FilterError('corrupt', 'unreadable DOCX: empty file');
     const entries = readZipDirectory(bytes);
     checkBomb(bytes, entries);
+    const mammoth = await loadMammoth();
     let text: string;
     try {
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

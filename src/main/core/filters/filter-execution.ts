@@ -52,7 +52,8 @@ export class FilterLibrary {
     if (module !== undefined) {
       const mod = (await import(moduleUrl(module))) as { filter?: Filter; default?: Filter };
       const filter = mod.filter ?? mod.default;
-      if (!filter || typeof filter.extract !== 'function') throw new FilterError('unsupported', `filter module ${module} exports no filter`);
+      if (!filter || typeof filter.extract !== 'function')
+        throw new FilterError('unsupported', `filter module ${module} exports no filter`);
       return filter;
     }
     const loader = BUILTIN_FILTERS[id];
@@ -64,7 +65,10 @@ export class FilterLibrary {
 /** Throws `FilterError('too-large')` when the input exceeds the spec's size cap. */
 export function checkSize(spec: FilterSpec, input: FilterInput): void {
   if (input.bytes.length > spec.maxBytes) {
-    throw new FilterError('too-large', `${input.bytes.length} bytes exceed the ${spec.id} filter's ${spec.maxBytes}-byte cap; indexed by metadata only`);
+    throw new FilterError(
+      'too-large',
+      `${input.bytes.length} bytes exceed the ${spec.id} filter's ${spec.maxBytes}-byte cap; indexed by metadata only`,
+    );
   }
 }
 
@@ -72,7 +76,10 @@ export function checkSize(spec: FilterSpec, input: FilterInput): void {
 export function asFilterError(err: unknown, filterId: string): FilterError {
   if (err instanceof FilterError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new FilterError('corrupt', `${filterId} filter failed: ${message.replace(/\s+/g, ' ').trim() || 'unknown error'}`);
+  return new FilterError(
+    'corrupt',
+    `${filterId} filter failed: ${message.replace(/\s+/g, ' ').trim() || 'unknown error'}`,
+  );
 }
 
 /**

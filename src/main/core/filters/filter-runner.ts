@@ -38,7 +38,10 @@ export interface FilterRunner {
 const BOOT_TIMEOUT_MS = 30_000;
 
 const BOOTSTRAP = new URL('./filter-worker-bootstrap.mjs', import.meta.url);
-const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './filter-worker.ts' : './filter-worker.js', import.meta.url);
+const WORKER_ENTRY = new URL(
+  import.meta.url.endsWith('.ts') ? './filter-worker.ts' : './filter-worker.js',
+  import.meta.url,
+);
 
 interface Job {
   id: number;
@@ -80,13 +83,23 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
     const worker = new Worker(BOOTSTRAP, {
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 1024 },
+      // The bootstrap sets up what the worker needs; the parent's loader flags would only slow it.
+      execArgv: [],
     });
     const slot: Slot = { worker, ready: false };
-    slot.bootTimer = setTimeout(() => fail(slot, new FilterError('crashed', `filter worker did not start within ${BOOT_TIMEOUT_MS} ms`)), BOOT_TIMEOUT_MS);
+    slot.bootTimer = setTimeout(
+      () =>
+        fail(slot, new FilterError('crashed', `filter worker did not start within ${BOOT_TIMEOUT_MS} ms`)),
+      BOOT_TIMEOUT_MS,
+    );
     slot.bootTimer.unref();
     worker.on('message', (msg: FilterWorkerMessage) => onMessage(slot, msg));
-    worker.on('error', (err: Error) => fail(slot, new FilterError('crashed', `filter worker crashed: ${err.message}`)));
-    worker.on('exit', (code) => fail(slot, new FilterError('crashed', `filter worker exited with code ${code}`)));
+    worker.on('error', (err: Error) =>
+      fail(slot, new FilterError('crashed', `filter worker crashed: ${err.message}`)),
+    );
+    worker.on('exit', (code) =>
+      fail(slot, new FilterError('crashed', `filter worker exited with code ${code}`)),
+    );
     slots.add(slot);
     return slot;
   }
@@ -107,10 +120,21 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
     const job = slot.job!;
     // One copy, sized to the content (a pooled Buffer's backing store may be far larger), then moved.
     const bytes = new Uint8Array(job.input.bytes);
-    const message: FilterJobMessage = { type: 'job', id: job.id, spec: job.spec, input: { ...job.input, bytes } };
+    const message: FilterJobMessage = {
+      type: 'job',
+      id: job.id,
+      spec: job.spec,
+      input: { ...job.input, bytes },
+    };
     slot.worker.postMessage(message, [bytes.buffer]);
     slot.timer = setTimeout(() => {
-      fail(slot, new FilterError('timeout', `${job.spec.id} filter exceeded its ${job.capMs} ms time cap on ${job.input.name}`));
+      fail(
+        slot,
+        new FilterError(
+          'timeout',
+          `${job.spec.id} filter exceeded its ${job.capMs} ms time cap on ${job.input.name}`,
+        ),
+      );
     }, job.capMs);
   }
 
@@ -189,7 +213,10 @@ let defaultLibrary: FilterLibrary | undefined;
  * runner, but no time cap (a stuck filter cannot be interrupted here). For tests, benchmarks and
  * one-off extraction. Rejects only with `FilterError`.
  */
-export async function extractInProcess(input: FilterInput, opts: { extraFilters?: ExtraFilter[] } = {}): Promise<FilterOutput> {
+export async function extractInProcess(
+  input: FilterInput,
+  opts: { extraFilters?: ExtraFilter[] } = {},
+): Promise<FilterOutput> {
   const extra = opts.extraFilters ?? [];
   const library = extra.length > 0 ? new FilterLibrary(extra) : (defaultLibrary ??= new FilterLibrary());
   const spec = pickFilter(input.ext, input.mime, input.bytes.subarray(0, SNIFF_BYTES), tableWith(extra));

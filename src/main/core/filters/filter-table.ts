@@ -22,6 +22,7 @@ const MB = 1024 * 1024;
 /** Id of the catch-all filter that extracts no text (the item stays findable by its metadata). */
 export const METADATA_FILTER_ID = 'metadata';
 
+// prettier-ignore
 const TEXT_EXTENSIONS = [
   // prose, markup and documentation
   'txt', 'text', 'md', 'markdown', 'mdown', 'mkd', 'rst', 'adoc', 'asciidoc', 'org', 'textile', 'wiki',
@@ -52,6 +53,7 @@ const TEXT_EXTENSIONS = [
   'cuh', 'ino', 'pde', 'applescript', 'feature', 'http', 'rest',
 ];
 
+// prettier-ignore
 const TEXT_MIMES = [
   'text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'text/tab-separated-values',
   'text/xml', 'application/xml', 'application/json', 'application/ld+json', 'application/x-ndjson',
@@ -68,7 +70,13 @@ const TEXT_MIMES = [
  * `pickFilter` falls back to it.
  */
 export const FILTER_TABLE: readonly FilterSpec[] = [
-  { id: 'pdf', mimes: ['application/pdf', 'application/x-pdf', 'application/acrobat'], extensions: ['pdf'], maxBytes: 64 * MB, maxMs: 60_000 },
+  {
+    id: 'pdf',
+    mimes: ['application/pdf', 'application/x-pdf', 'application/acrobat'],
+    extensions: ['pdf'],
+    maxBytes: 64 * MB,
+    maxMs: 60_000,
+  },
   {
     id: 'docx',
     mimes: [
@@ -80,11 +88,18 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxBytes: 32 * MB,
     maxMs: 30_000,
   },
-  { id: 'html', mimes: ['text/html', 'application/xhtml+xml'], extensions: ['html', 'htm', 'xhtml', 'xht', 'shtml'], maxBytes: 16 * MB, maxMs: 20_000 },
+  {
+    id: 'html',
+    mimes: ['text/html', 'application/xhtml+xml'],
+    extensions: ['html', 'htm', 'xhtml', 'xht', 'shtml'],
+    maxBytes: 16 * MB,
+    maxMs: 20_000,
+  },
   { id: 'text', mimes: TEXT_MIMES, extensions: TEXT_EXTENSIONS, maxBytes: 32 * MB, maxMs: 20_000 },
   { id: METADATA_FILTER_ID, mimes: [], extensions: [], maxBytes: Number.POSITIVE_INFINITY, maxMs: 1_000 },
 ];
 
+// prettier-ignore
 /** Content types that say nothing about the content: decide by extension and sniffing instead. */
 const GENERIC_MIMES = new Set([
   'application/octet-stream', 'binary/octet-stream', 'application/unknown', 'application/x-unknown',
@@ -103,7 +118,12 @@ export const SNIFF_BYTES = 8192;
  * or missing type, a sniff of `head` (HTML markers, mostly printable text). Anything else gets the
  * metadata-only filter. Pure and cheap; never throws.
  */
-export function pickFilter(ext: string, mime?: string, head?: Uint8Array, table: readonly FilterSpec[] = FILTER_TABLE): FilterSpec {
+export function pickFilter(
+  ext: string,
+  mime?: string,
+  head?: Uint8Array,
+  table: readonly FilterSpec[] = FILTER_TABLE,
+): FilterSpec {
   const byId = (id: string): FilterSpec => table.find((s) => s.id === id) ?? metadataSpec(table);
   const magic = head ? sniffSignature(head) : undefined;
   if (magic) return byId(magic);
@@ -145,9 +165,9 @@ function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
   return sig.every((b, i) => head[at + i] === b);
 }
 
-function indexOfAscii(head: Uint8Array, needle: string, limit = head.length): number {
+function indexOfAscii(head: Uint8Array, needle: string): number {
   const n = needle.length;
-  const end = Math.min(limit, head.length) - n;
+  const end = head.length - n;
   outer: for (let i = 0; i <= end; i++) {
     for (let j = 0; j < n; j++) if (head[i + j] !== needle.charCodeAt(j)) continue outer;
     return i;
@@ -157,8 +177,7 @@ function indexOfAscii(head: Uint8Array, needle: string, limit = head.length): nu
 
 /** Binary signatures that identify a type whatever the label says. */
 function sniffSignature(head: Uint8Array): string | undefined {
-  // PDF readers accept the header within the first KiB.
-  if (startsWithBytes(head, PDF_MAGIC) || indexOfAscii(head, '%PDF-', 1024) >= 0) return 'pdf';
+  if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
   if (startsWithBytes(head, ZIP_MAGIC) && indexOfAscii(head, 'word/') >= 0) return 'docx';
   return undefined;
 }
@@ -166,8 +185,17 @@ function sniffSignature(head: Uint8Array): string | undefined {
 /** Sniff for items of unknown type: HTML markers or mostly printable text. */
 function sniffTextual(head: Uint8Array): string | undefined {
   const sample = head.subarray(0, Math.min(head.length, 1024));
-  const prefix = new TextDecoder('latin1').decode(sample).replace(/^\ufeff|^\xef\xbb\xbf/, '').trimStart().toLowerCase();
-  if (/^(<!doctype html|<html|<head[\s>]|<body[\s>]|<title[\s>]|<!--[\s\S]*?-->\s*<(!doctype html|html))/.test(prefix)) return 'html';
+  const prefix = new TextDecoder('latin1')
+    .decode(sample)
+    .replace(/^\ufeff|^\xef\xbb\xbf/, '')
+    .trimStart()
+    .toLowerCase();
+  if (
+    /^(<!doctype html|<html|<head[\s>]|<body[\s>]|<title[\s>]|<!--[\s\S]*?-->\s*<(!doctype html|html))/.test(
+      prefix,
+    )
+  )
+    return 'html';
   if (looksLikeText(head)) return 'text';
   return undefined;
 }
@@ -177,17 +205,26 @@ function sniffTextual(head: Uint8Array): string | undefined {
  * control characters other than whitespace and ESC.
  */
 export function looksLikeText(bytes: Uint8Array): boolean {
-  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return true;
+  if (
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  )
+    return true;
   const n = Math.min(bytes.length, SNIFF_BYTES);
   let controls = 0;
   for (let i = 0; i < n; i++) {
     const b = bytes[i];
     if (b === 0) return false;
-    if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x0b && b !== 0x1b) || b === 0x7f) controls++;
+    if (
+      (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x0b && b !== 0x1b) ||
+      b === 0x7f
+    )
+      controls++;
   }
   return n > 0 && controls / n < 0.02;
 }
 
+// prettier-ignore
 const EXTENSION_MIMES: Record<string, string> = {
   txt: 'text/plain', md: 'text/markdown', markdown: 'text/markdown', csv: 'text/csv', tsv: 'text/tab-separated-values',
   json: 'application/json', xml: 'application/xml', yaml: 'application/yaml', yml: 'application/yaml',

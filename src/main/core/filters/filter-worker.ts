@@ -1,24 +1,33 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { BUILTIN_FILTERS } from './builtin-filters.js';
 import { asFilterError, FilterLibrary, runFilter } from './filter-execution.js';
 import type { FilterJobMessage, FilterWorkerData, FilterWorkerMessage } from './filter-worker-protocol.js';
 
-/** A filter worker thread: runs one job at a time and answers each with `done` or `failed`. */
+/**
+ * A filter worker thread: loads every filter module up front (so none needs the TypeScript loader
+ * later), then runs one job at a time and answers each with `done` or `failed`.
+ */
 
-const port = parentPort;
-if (!port) throw new Error('filter-worker.ts must run in a worker thread');
 const data = workerData as FilterWorkerData;
 const library = new FilterLibrary(data.extraFilters);
+await Promise.all(
+  [...Object.keys(BUILTIN_FILTERS), ...data.extraFilters.map((e) => e.spec.id)].map((id) => library.load(id)),
+);
 
-port.on('message', async (job: FilterJobMessage) => {
-  let reply: FilterWorkerMessage;
-  try {
-    const filter = await library.load(job.spec.id);
-    reply = { type: 'done', id: job.id, output: await runFilter(filter, job.spec, job.input) };
-  } catch (err) {
-    const e = asFilterError(err, job.spec.id);
-    reply = { type: 'failed', id: job.id, code: e.code, message: e.message };
-  }
-  port.postMessage(reply);
-});
-
-port.postMessage({ type: 'ready' } satisfies FilterWorkerMessage);
+/** Starts answering jobs; called by the bootstrap once loading is done. */
+export function start(): void {
+  const port = parentPort;
+  if (!port) throw new Error('filter-worker.ts must run in a worker thread');
+  port.on('message', async (job: FilterJobMessage) => {
+    let reply: FilterWorkerMessage;
+    try {
+      const filter = await library.load(job.spec.id);
+      reply = { type: 'done', id: job.id, output: await runFilter(filter, job.spec, job.input) };
+    } catch (err) {
+      const e = asFilterError(err, job.spec.id);
+      reply = { type: 'failed', id: job.id, code: e.code, message: e.message };
+    }
+    port.postMessage(reply);
+  });
+  port.postMessage({ type: 'ready' } satisfies FilterWorkerMessage);
+}

@@ -14,6 +14,7 @@ import { normalizeLine } from './text-normalization.js';
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'title']);
 
 /** Elements that break a line of text where they open and close. */
+// prettier-ignore
 const BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
   'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr',
@@ -48,7 +49,10 @@ interface RawLink {
 export const htmlFilter: Filter = {
   id: 'html',
   async extract(input: FilterInput): Promise<FilterOutput> {
-    const { text: source, encoding } = decodeText(input.bytes, input.charset ?? sniffMetaCharset(input.bytes));
+    const { text: source, encoding } = decodeText(
+      input.bytes,
+      input.charset ?? sniffMetaCharset(input.bytes),
+    );
     const chunks: string[] = [];
     const rawLinks: RawLink[] = [];
     const meta: Record<string, string> = {};
@@ -64,7 +68,8 @@ export const htmlFilter: Filter = {
           if (name === 'svg' || name === 'math') svgDepth++;
           if (SKIPPED.has(name)) {
             skipDepth++;
-            if (name === 'title' && title === undefined && titleText === null && svgDepth === 0) titleText = [];
+            if (name === 'title' && title === undefined && titleText === null && svgDepth === 0)
+              titleText = [];
           }
           if (BLOCKS.has(name)) chunks.push('\n');
           else if (CELLS.has(name)) chunks.push(' ');
@@ -111,13 +116,21 @@ export const htmlFilter: Filter = {
           else if (CELLS.has(name)) chunks.push(' ');
         },
       },
-      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+      {
+        decodeEntities: true,
+        lowerCaseTags: true,
+        lowerCaseAttributeNames: true,
+        recognizeSelfClosing: true,
+      },
     );
     parser.write(source);
     parser.end();
 
     const { links, embeds } = resolveLinks(rawLinks, baseHref, input.url);
-    const mime = input.mime && normaliseMime(input.mime) === 'application/xhtml+xml' ? 'application/xhtml+xml' : 'text/html';
+    const mime =
+      input.mime && normaliseMime(input.mime) === 'application/xhtml+xml'
+        ? 'application/xhtml+xml'
+        : 'text/html';
     return {
       text: chunks.join(''),
       title: normalizeLine(title) ?? normalizeLine(meta['og:title']),
@@ -141,7 +154,11 @@ function parseUrl(href: string, base: string | URL | undefined): URL | undefined
 }
 
 /** Resolves, filters (http/https/file), strips fragments and de-duplicates, keeping document order. */
-function resolveLinks(raw: RawLink[], baseHref: string | undefined, pageUrl: string): { links: string[]; embeds: string[] } {
+function resolveLinks(
+  raw: RawLink[],
+  baseHref: string | undefined,
+  pageUrl: string,
+): { links: string[]; embeds: string[] } {
   const page = parseUrl(pageUrl, undefined);
   const base = (baseHref !== undefined ? parseUrl(baseHref, page) : undefined) ?? page;
   const links = new Set<string>();

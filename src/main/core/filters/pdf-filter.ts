@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PDFParse } from 'pdf-parse';
+import type { PDFParse as PdfParser } from 'pdf-parse';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { MAX_TEXT_CHARS, normalizeLine } from './text-normalization.js';
 
@@ -17,19 +17,39 @@ function pdfjsAssets(): { cMapUrl?: string; standardFontDataUrl?: string } {
     const require = createRequire(import.meta.url);
     const fromPdfParse = createRequire(require.resolve('pdf-parse'));
     const root = path.dirname(fromPdfParse.resolve('pdfjs-dist/package.json'));
-    return { cMapUrl: path.join(root, 'cmaps') + path.sep, standardFontDataUrl: path.join(root, 'standard_fonts') + path.sep };
+    return {
+      cMapUrl: path.join(root, 'cmaps') + path.sep,
+      standardFontDataUrl: path.join(root, 'standard_fonts') + path.sep,
+    };
   } catch {
     return {};
   }
 }
 
 let assets: ReturnType<typeof pdfjsAssets> | undefined;
+let parserClass: Promise<typeof PdfParser> | undefined;
+
+/** pdf.js is large: load it on the first PDF, not when the filter module loads. */
+function loadParser(): Promise<typeof PdfParser> {
+  parserClass ??= import('pdf-parse').then(
+    (m) => m.PDFParse,
+    (err: unknown) => {
+      parserClass = undefined;
+      throw new FilterError(
+        'unsupported',
+        `PDF support unavailable: ${(err as Error)?.message ?? String(err)}`,
+      );
+    },
+  );
+  return parserClass;
+}
 
 function toFilterError(err: unknown): FilterError {
   if (err instanceof FilterError) return err;
   const e = err as { name?: string; message?: string };
   const message = (e?.message ?? String(err)).replace(/\s+/g, ' ').trim();
-  if (e?.name === 'PasswordException' || /password/i.test(message)) return new FilterError('unsupported', `PDF is password-protected: ${message}`);
+  if (e?.name === 'PasswordException' || /password/i.test(message))
+    return new FilterError('unsupported', `PDF is password-protected: ${message}`);
   return new FilterError('corrupt', `unreadable PDF: ${message || 'unknown error'}`);
 }
 
@@ -42,6 +62,7 @@ export const pdfFilter: Filter = {
   async extract(input: FilterInput): Promise<FilterOutput> {
     if (input.bytes.length === 0) throw new FilterError('corrupt', 'unreadable PDF: empty file');
     assets ??= pdfjsAssets();
+    const PDFParse = await loadParser();
     // pdf.js transfers (detaches) the buffer it is given: hand it a copy so the caller's stays usable.
     const parser = new PDFParse({
       data: input.bytes.slice(),

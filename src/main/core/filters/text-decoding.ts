@@ -20,14 +20,18 @@ const BINARY_SCAN = 8000;
 
 /** Reads a byte-order mark. */
 export function detectBom(bytes: Uint8Array): { encoding: string; length: number } | undefined {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
-  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0) return { encoding: 'utf-32le', length: 4 };
-  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) return { encoding: 'utf-32be', length: 4 };
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return { encoding: 'utf-8', length: 3 };
+  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0)
+    return { encoding: 'utf-32le', length: 4 };
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff)
+    return { encoding: 'utf-32be', length: 4 };
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
   if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
   return undefined;
 }
 
+// prettier-ignore
 const CHARSET_ALIASES: Record<string, string> = {
   // Browsers read Latin-1 and ASCII labels as windows-1252 (its superset); so do we.
   'iso-8859-1': 'windows-1252', iso8859_1: 'windows-1252', 'iso8859-1': 'windows-1252', latin1: 'windows-1252',
@@ -47,7 +51,10 @@ const CHARSET_ALIASES: Record<string, string> = {
  */
 export function resolveCharset(label: string | undefined): string | undefined {
   if (!label) return undefined;
-  const l = label.trim().replace(/^["']|["']$/g, '').toLowerCase();
+  const l = label
+    .trim()
+    .replace(/^["']|["']$/g, '')
+    .toLowerCase();
   if (!l) return undefined;
   const name = CHARSET_ALIASES[l] ?? l;
   if (name === 'utf-8') return name;
@@ -143,7 +150,12 @@ export function garbageRatio(text: string): number {
   let bad = 0;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x0b && c !== 0x1b) || c === 0x7f || c === 0xfffd) bad++;
+    if (
+      (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x0b && c !== 0x1b) ||
+      c === 0x7f ||
+      c === 0xfffd
+    )
+      bad++;
   }
   return bad / n;
 }
@@ -183,7 +195,10 @@ export function decodeText(bytes: Uint8Array, hint?: string): DecodedText {
   }
   const garbage = garbageRatio(result.text);
   if (garbage > MAX_GARBAGE) {
-    throw new FilterError('corrupt', `binary content: ${Math.round(garbage * 100)}% of the characters are not text (read as ${result.encoding})`);
+    throw new FilterError(
+      'corrupt',
+      `binary content: ${Math.round(garbage * 100)}% of the characters are not text (read as ${result.encoding})`,
+    );
   }
   return result;
 }

@@ -57,23 +57,28 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
   let dirOffset = view.getUint32(eocd + 16, true);
   if (count === 0xffff || dirSize === U32_MAX || dirOffset === U32_MAX) {
     const locator = eocd - 20;
-    if (locator < 0 || view.getUint32(locator, true) !== ZIP64_LOCATOR_SIG) throw corrupt('ZIP64 locator missing');
+    if (locator < 0 || view.getUint32(locator, true) !== ZIP64_LOCATOR_SIG)
+      throw corrupt('ZIP64 locator missing');
     const z64 = u64(view, locator + 8);
-    if (z64 + 56 > bytes.length || view.getUint32(z64, true) !== ZIP64_EOCD_SIG) throw corrupt('ZIP64 end record missing');
+    if (z64 + 56 > bytes.length || view.getUint32(z64, true) !== ZIP64_EOCD_SIG)
+      throw corrupt('ZIP64 end record missing');
     count = u64(view, z64 + 32);
     dirSize = u64(view, z64 + 40);
     dirOffset = u64(view, z64 + 48);
   }
-  if (dirOffset + dirSize > bytes.length) throw corrupt('central directory lies outside the file (truncated?)');
+  if (dirOffset + dirSize > bytes.length)
+    throw corrupt('central directory lies outside the file (truncated?)');
   const names = new TextDecoder('utf-8');
   const entries: ZipEntry[] = [];
   let p = dirOffset;
   for (let i = 0; i < count; i++) {
-    if (p + 46 > bytes.length || view.getUint32(p, true) !== CENTRAL_SIG) throw corrupt(`bad central directory entry ${i}`);
+    if (p + 46 > bytes.length || view.getUint32(p, true) !== CENTRAL_SIG)
+      throw corrupt(`bad central directory entry ${i}`);
     const nameLength = view.getUint16(p + 28, true);
     const extraLength = view.getUint16(p + 30, true);
     const commentLength = view.getUint16(p + 32, true);
-    if (p + 46 + nameLength + extraLength > bytes.length) throw corrupt(`central directory entry ${i} runs past the end`);
+    if (p + 46 + nameLength + extraLength > bytes.length)
+      throw corrupt(`central directory entry ${i} runs past the end`);
     const entry: ZipEntry = {
       name: names.decode(bytes.subarray(p + 46, p + 46 + nameLength)),
       method: view.getUint16(p + 10, true),
@@ -82,7 +87,11 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
       uncompressedSize: view.getUint32(p + 24, true),
       localHeaderOffset: view.getUint32(p + 42, true),
     };
-    if (entry.uncompressedSize === U32_MAX || entry.compressedSize === U32_MAX || entry.localHeaderOffset === U32_MAX) {
+    if (
+      entry.uncompressedSize === U32_MAX ||
+      entry.compressedSize === U32_MAX ||
+      entry.localHeaderOffset === U32_MAX
+    ) {
       readZip64Extra(view, p + 46 + nameLength, extraLength, entry);
     }
     entries.push(entry);
@@ -92,7 +101,7 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
 }
 
 function readZip64Extra(view: DataView, start: number, length: number, entry: ZipEntry): void {
-  for (let q = start; q + 4 <= start + length; ) {
+  for (let q = start; q + 4 <= start + length;) {
     const id = view.getUint16(q, true);
     const size = view.getUint16(q + 2, true);
     if (id === 0x0001) {
@@ -121,11 +130,14 @@ function readZip64Extra(view: DataView, start: number, length: number, entry: Zi
 export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number): Buffer {
   if (entry.flags & 0x1) throw new FilterError('unsupported', `ZIP entry ${entry.name} is encrypted`);
   if (entry.uncompressedSize > maxBytes) {
-    throw corrupt(`entry ${entry.name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte cap (zip bomb?)`);
+    throw corrupt(
+      `entry ${entry.name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte cap (zip bomb?)`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const at = entry.localHeaderOffset;
-  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL_SIG) throw corrupt(`bad local header for ${entry.name}`);
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL_SIG)
+    throw corrupt(`bad local header for ${entry.name}`);
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
   const end = start + entry.compressedSize;
   if (end > bytes.length) throw corrupt(`entry ${entry.name} runs past the end of the file (truncated?)`);
@@ -139,7 +151,9 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: numbe
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-        throw corrupt(`entry ${entry.name} inflates beyond its declared ${entry.uncompressedSize} bytes (zip bomb?)`);
+        throw corrupt(
+          `entry ${entry.name} inflates beyond its declared ${entry.uncompressedSize} bytes (zip bomb?)`,
+        );
       }
       throw corrupt(`entry ${entry.name}: ${(err as Error).message}`);
     }
@@ -147,7 +161,9 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: numbe
     throw new FilterError('unsupported', `ZIP entry ${entry.name} uses compression method ${entry.method}`);
   }
   if (out.length !== entry.uncompressedSize) {
-    throw corrupt(`entry ${entry.name} holds ${out.length} bytes, not the declared ${entry.uncompressedSize}`);
+    throw corrupt(
+      `entry ${entry.name} holds ${out.length} bytes, not the declared ${entry.uncompressedSize}`,
+    );
   }
   return out;
 }
