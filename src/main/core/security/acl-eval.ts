@@ -1,21 +1,65 @@
 import type { Db } from '../index/database.js';
-import type { Principal, SecurityDescriptor } from '../model.js';
+import type { AccessEntry, Principal, SecurityDescriptor } from '../model.js';
 
 /**
- * Whether a holder of `principals` may read an item with `descriptor`: some allow entry names one
- * of the principals (or `everyone`) and no deny entry does — deny wins, as on Windows.
- * A missing descriptor means visible to everyone.
+ * An access entry with the two optional fields platform encoders use to express precedence and
+ * conjunction (see {@link canRead}). Plain `AccessEntry` objects are ranked entries with both
+ * fields absent (= 0), so every descriptor written before these fields existed keeps its meaning.
+ */
+export interface RankedAccessEntry extends AccessEntry {
+  /** Which conjunct the entry belongs to; every conjunct must grant (default 0). */
+  check?: number;
+  /** Precedence inside its conjunct: the lowest applicable rank decides (default 0). */
+  rank?: number;
+}
+
+/** The principal of POSIX root: reads every item (discretionary access checks do not apply). */
+export const SUPERUSER: Principal = 'uid:0';
+
+/**
+ * Prefix of principals that only match *deny* entries (Windows "group used for deny only" in a
+ * filtered token): `denyonly:S-1-5-32-544`.
+ */
+export const DENY_ONLY_PREFIX = 'denyonly:';
+
+/**
+ * Whether a holder of `principals` may read an item with `descriptor`.
+ *
+ * Entries are grouped into conjuncts by `check` (default 0); the item is readable when every
+ * conjunct grants. Inside a conjunct, only the applicable entries of the lowest `rank` count, and
+ * of those a deny wins over an allow: the conjunct grants when one of them allows and none denies.
+ * With neither field present this is the plain rule "some allow applies and no deny does".
+ * An entry applies when it names `everyone` or one of the principals (a deny also applies to a
+ * `denyonly:` principal). A missing descriptor means visible to everyone; an empty one, to nobody.
+ * {@link SUPERUSER} reads everything.
  */
 export function canRead(descriptor: SecurityDescriptor | null | undefined, principals: ReadonlySet<Principal>): boolean {
   if (!descriptor) return true;
-  let allowed = false;
-  for (const e of descriptor.entries) {
-    const applies = e.principal === 'everyone' || principals.has(e.principal);
+  if (principals.has(SUPERUSER)) return true;
+  const entries = descriptor.entries as RankedAccessEntry[];
+  if (entries.length === 0) return false;
+  const checks = new Map<number, { rank: number; allow: boolean; deny: boolean }>();
+  for (const e of entries) {
+    const c = e.check ?? 0;
+    let state = checks.get(c);
+    if (!state) checks.set(c, (state = { rank: Infinity, allow: false, deny: false }));
+    const applies =
+      e.principal === 'everyone' ||
+      principals.has(e.principal) ||
+      (e.type === 'deny' && principals.has(DENY_ONLY_PREFIX + e.principal));
     if (!applies) continue;
-    if (e.type === 'deny') return false;
-    allowed = true;
+    const r = e.rank ?? 0;
+    if (r > state.rank) continue;
+    if (r < state.rank) {
+      state.rank = r;
+      state.allow = false;
+      state.deny = false;
+    }
+    if (e.type === 'deny') state.deny = true;
+    else state.allow = true;
   }
-  return allowed;
+  for (const s of checks.values()) if (!s.allow || s.deny) return false;
+  return true;
 }
 
 /**

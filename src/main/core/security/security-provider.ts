@@ -9,6 +9,10 @@ export interface CurrentUser {
   principals: Principal[];
   /** One line for the UI: "Searching as alice · groups: alice, sales". */
   display: string;
+  /** The account's platform id (`uid:1001`, or a SID), when known. */
+  id?: Principal;
+  /** The groups named in `display`, with their platform ids (`gid:1004`, SIDs). */
+  groups?: { id: Principal; name: string }[];
 }
 
 /**
@@ -20,4 +24,12 @@ export interface SecurityProvider {
   currentUser(): CurrentUser;
   /** How the file handler captures descriptors; absent = file items carry none. */
   fileCapture?: FileSecurityCapture;
+  /**
+   * The user behind a POSIX uid, for a service answering other users (the daemon). Absent where
+   * the platform has no uids.
+   */
+  userFromUid?(uid: number): Promise<CurrentUser>;
 }
+
+/** Extra principals for a resolved user (e.g. SMB domain SIDs from the SMB handler). */
+export type PrincipalExtender = (user: CurrentUser) => Principal[];
