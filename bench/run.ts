@@ -45,8 +45,19 @@ function querySet(vocab: string[]): string[] {
   return qs;
 }
 
+/** The crawl child runs as the shipped CLI does: compiled by esbuild, not through tsx. */
+let crawlBundle: string | null = null;
+async function bundleCrawlChild(): Promise<string> {
+  if (crawlBundle) return crawlBundle;
+  // @ts-expect-error plain ESM build script without type declarations
+  const { buildCli } = (await import('../scripts/build-cli.mjs')) as { buildCli: (o: object) => Promise<string> };
+  const outdir = await buildCli({ outdir: path.join(work, 'out'), extraEntries: [path.join(here, 'trawl-crawl.ts')] });
+  crawlBundle = path.join(outdir, 'trawl-crawl.js');
+  return crawlBundle;
+}
+
 function runChild(args: string[]): { ms: number; maxRssKb: number; counts: Record<string, number>; status: string; error?: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'trawl-crawl.ts'), ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, [crawlBundle!, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`crawl child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -60,6 +71,7 @@ async function engineBench(): Promise<Record<string, string>> {
   const queries = querySet(gen.vocab);
 
   // --- Trawl ---
+  await bundleCrawlChild();
   const dataDir = path.join(work, 'trawl-data');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const full = runChild([dataDir, corpus, 'full']);

@@ -1,6 +1,37 @@
 #!/usr/bin/env node
-// The `trawl` CLI: runs the TypeScript sources through tsx so a fresh `npm ci` needs no build step.
-import { register } from 'tsx/esm/api';
-register();
-const { main } = await import('../src/cli/main.ts');
+// The `trawl` CLI. Runs the compiled bundle in out/cli (built by `npm ci` via prepare, rebuilt here
+// when src/ changed and the tree is writable); falls back to running the TypeScript through tsx.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bundle = path.join(root, 'out/cli/main.js');
+
+async function loadMain() {
+  if (!process.env.TRAWL_USE_TSX) {
+    let fresh = false;
+    try {
+      const { newestMtime, buildCli } = await import('../scripts/build-cli.mjs');
+      const built = fs.existsSync(bundle) ? fs.statSync(path.join(root, 'out/cli/.built')).mtimeMs : 0;
+      fresh = built > newestMtime(path.join(root, 'src'));
+      if (!fresh) {
+        try {
+          await buildCli();
+          fresh = true;
+        } catch {
+          fresh = false; // read-only install or no esbuild: use tsx below
+        }
+      }
+    } catch {
+      fresh = fs.existsSync(bundle);
+    }
+    if (fresh) return import(pathToFileURL(bundle).href);
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import('../src/cli/main.ts');
+}
+
+const { main } = await loadMain();
 process.exitCode = await main(process.argv.slice(2));
