@@ -237,3 +237,25 @@ export function isMethodName(value: unknown): value is MethodName {
 export function isEventName(value: unknown): value is EventName {
   return typeof value === 'string' && Object.hasOwn(events, value);
 }
+
+/** The engine's data shapes, re-exported so UI code depends on the contract only. */
+export type {
+  DocumentPreview,
+  IndexStatus,
+  SearchHit,
+  SearchResponse,
+  SortOrder,
+  SourceStats,
+} from '../main/core/api-types.js';
+export type {
+  ContentSource,
+  CrawlLogEntry,
+  CrawlMode,
+  CrawlProgress,
+  CrawlRecord,
+  CrawlRule,
+  FieldWeights,
+  NewContentSource,
+  SourceKind,
+  SourceSettings,
+} from '../main/core/model.js';

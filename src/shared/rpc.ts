@@ -42,7 +42,7 @@ export type Handlers = {
   [M in MethodName]: (request: ParsedRequestOf<M>) => ResponseOf<M> | Promise<ResponseOf<M>>;
 };
 
-type EmptyRequest<M extends MethodName> = object extends RequestOf<M> ? true : false;
+type EmptyRequest<M extends MethodName> = Record<never, never> extends RequestOf<M> ? true : false;
 
 /** Client side: the contract's methods as async functions, plus event subscription. */
 export type TrawlApi = {
@@ -51,6 +51,16 @@ export type TrawlApi = {
     : (request: RequestOf<M>) => Promise<ResponseOf<M>>;
 } & {
   /** Subscribes to a pushed event; returns the unsubscribe function. */
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+};
+
+/**
+ * What the Electron preload exposes as `window.trawl`: each contract method answering the envelope
+ * (errors keep their code across the context bridge), plus event subscription.
+ */
+export type TrawlBridge = {
+  [M in MethodName]: (request: RequestOf<M>) => Promise<Result<ResponseOf<M>>>;
+} & {
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
 };
 

@@ -1,0 +1,30 @@
+/**
+ * A crawl's progress: determinate (done / discovered) while the total is known, indeterminate
+ * while discovery has not found anything yet, full when the crawl has ended.
+ */
+import type { CrawlProgress } from '../../../shared/contract.js';
+
+export function progressFraction(p: CrawlProgress | null): number | null {
+  if (!p) return null;
+  if (p.state !== 'running') return 1;
+  if (p.counts.discovered <= 0) return null;
+  return Math.min(1, p.done / p.counts.discovered);
+}
+
+export function ProgressBar({ progress, compact = false, label }: { progress: CrawlProgress | null; compact?: boolean; label?: string }) {
+  const fraction = progressFraction(progress);
+  const state = progress?.state ?? 'running';
+  return (
+    <span
+      className={`progress${compact ? ' progress--compact' : ''} progress--${state}${fraction === null ? ' progress--indeterminate' : ''}`}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
+      data-state={state}
+    >
+      <span className="progress__fill" style={{ width: fraction === null ? undefined : `${(fraction * 100).toFixed(1)}%` }} />
+    </span>
+  );
+}
