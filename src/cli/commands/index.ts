@@ -4,6 +4,7 @@ import { crawlCommand } from './crawl.js';
 import { searchCommand } from './search.js';
 import { statusCommand } from './status.js';
 import { logCommand } from './log.js';
+import { serveCommand } from './serve.js';
 
 /** Every `trawl` sub-command, in the order `trawl help` lists them. */
-export const COMMANDS: Command[] = [sourceCommand, crawlCommand, searchCommand, statusCommand, logCommand];
+export const COMMANDS: Command[] = [sourceCommand, crawlCommand, searchCommand, statusCommand, logCommand, serveCommand];
