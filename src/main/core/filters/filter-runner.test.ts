@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import iconv from 'iconv-lite';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -171,6 +172,18 @@ describe('filter runner', () => {
     });
     expect(out.mime).toBe('application/pdf');
     expect(out.title).toBe('Trawl Filter Sample');
+  });
+});
+
+describe('filter runner lifetime', () => {
+  it('does not keep the process alive when idle, even unclosed', () => {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fixturePath('unclosed-runner.ts')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.error, 'the process did not exit on its own').toBeUndefined();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim())).toEqual(['plain words', 'html words']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildPdf } from '../../../../test/fixtures/filters/pdf-builder.js';
 import {
   expectFilterError,
   fixtureBytes,
@@ -20,6 +21,17 @@ describe('pdf filter', () => {
       'The analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves.',
     );
     expect(out.text).toContain('Un café crème');
+  });
+
+  it('extracts every page of a long PDF, in order', async () => {
+    const pages = Array.from({ length: 70 }, (_, i) => `Page ${i + 1} says marker${i + 1}`);
+    const out = await extractInProcess(
+      inputOf('long.pdf', buildPdf(pages, { title: 'Long (70 pages)', author: 'Builder' })),
+    );
+    expect(out.title).toBe('Long (70 pages)');
+    expect(out.author).toBe('Builder');
+    const markers = [...out.text.matchAll(/marker(\d+)/g)].map((m) => Number(m[1]));
+    expect(markers).toEqual(pages.map((_, i) => i + 1));
   });
 
   it('refuses a corrupt PDF: valid header, garbage body', async () => {

@@ -64,16 +64,17 @@ export const pdfFilter: Filter = {
     assets ??= pdfjsAssets();
     const PDFParse = await loadParser();
     // pdf.js transfers (detaches) the buffer it is given: hand it a copy so the caller's stays usable.
-    const parser = new PDFParse({
-      data: input.bytes.slice(),
-      verbosity: 0,
-      isEvalSupported: false,
-      useSystemFonts: false,
-      disableFontFace: true,
-      cMapPacked: true,
-      ...assets,
-    });
+    let parser: PdfParser | undefined;
     try {
+      parser = new PDFParse({
+        data: input.bytes.slice(),
+        verbosity: 0,
+        isEvalSupported: false,
+        useSystemFonts: false,
+        disableFontFace: true,
+        cMapPacked: true,
+        ...assets,
+      });
       const info = await parser.getInfo();
       const dict = (info.info ?? {}) as Record<string, unknown>;
       const xmp = info.metadata;
@@ -106,7 +107,7 @@ export const pdfFilter: Filter = {
     } catch (err) {
       throw toFilterError(err);
     } finally {
-      await parser.destroy().catch(() => undefined);
+      await parser?.destroy().catch(() => undefined);
     }
   },
 };
