@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canRead } from '../../src/main/core/security/acl-eval.js';
+import { canRead, type RankedAccessEntry } from '../../src/main/core/security/acl-eval.js';
 
 const alice = new Set(['everyone', 'uid:1001', 'gid:1004']);
 
@@ -32,7 +32,8 @@ describe('canRead', () => {
   it('matches deny-only principals against deny entries only', () => {
     const token = new Set(['everyone', 'S-1-5-21-1-2-3-1001', 'denyonly:S-1-5-32-544']);
     expect(canRead({ entries: [{ type: 'allow', principal: 'S-1-5-32-544' }] }, token)).toBe(false);
-    expect(canRead({ entries: [{ type: 'deny', principal: 'S-1-5-32-544' }, { type: 'allow', principal: 'everyone', rank: 1 }] }, token)).toBe(false);
+    const denyFirst: RankedAccessEntry[] = [{ type: 'deny', principal: 'S-1-5-32-544' }, { type: 'allow', principal: 'everyone', rank: 1 }];
+    expect(canRead({ entries: denyFirst }, token)).toBe(false);
     expect(canRead({ entries: [{ type: 'allow', principal: 'S-1-5-21-1-2-3-1001' }] }, token)).toBe(true);
   });
 });

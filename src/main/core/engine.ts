@@ -4,7 +4,7 @@ import { HandlerRegistry } from './sources/registry.js';
 import { createFileHandler } from './sources/file/file-handler.js';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
-import { basicSecurity } from './security/basic-security.js';
+import { platformSecurity } from './security/platform-security.js';
 import { createFilterRunner } from './filters/filter-runner.js';
 import { pickFilter } from './filters/filter-table.js';
 import type { ContentExtractor } from './crawl/tree-crawler.js';
@@ -25,7 +25,7 @@ export interface EngineOptions {
  */
 export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   const db = openDatabase(opts.dataDir);
-  const security = opts.security ?? basicSecurity();
+  const security = opts.security ?? platformSecurity();
   const handlers = new HandlerRegistry().register(createFileHandler({ security: security.fileCapture }));
   const runner = createFilterRunner({ workers: opts.filterWorkers });
   const extractor: ContentExtractor & { close(): Promise<void> } = {
