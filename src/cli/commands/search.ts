@@ -38,13 +38,14 @@ export function toJson(res: SearchResponse): string {
 export const searchCommand: Command = {
   name: 'search',
   summary: 'search the index (query syntax: docs/QUERY.md)',
-  usage: 'search "<query>" [--json] [--limit N] [--offset N] [--sort relevance|date|name]',
-  async run({ args, io, service }) {
+  usage: 'search "<query>" [--json] [--limit N] [--offset N] [--sort relevance|date|name] [--daemon PATH]',
+  async run({ args, io, service, dataDir }) {
     const { values, positionals } = parseCommandArgs(args, {
       json: { type: 'boolean' },
       limit: { type: 'string' },
       offset: { type: 'string' },
       sort: { type: 'string' },
+      daemon: { type: 'string' },
     });
     const query = positionals.join(' ');
     if (!query.trim()) throw new UsageError('search needs a query, e.g. trawl search "budget report"');
@@ -54,14 +55,29 @@ export const searchCommand: Command = {
     if (!Number.isInteger(offset) || offset < 0) throw new UsageError('--offset must be 0 or more');
     const sort = (values.sort ?? 'relevance') as SortOrder;
     if (!['relevance', 'date', 'name'].includes(sort)) throw new UsageError('--sort must be relevance, date or name');
-    const svc = await service();
-    const res = svc.search({ query, limit, offset, sort });
+    // A system-wide daemon answers as the OS user whose socket this process can reach (docs/SECURITY.md).
+    const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
+    const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
+    let res: SearchResponse;
+    let hasSources = true;
+    if (socket) {
+      const client = await connectDaemon(socket);
+      try {
+        res = await client.request('search', { query, limit, offset, sort });
+      } finally {
+        client.close();
+      }
+    } else {
+      const svc = await service();
+      res = svc.search({ query, limit, offset, sort });
+      hasSources = svc.listSources().length > 0;
+    }
     if (values.json) {
       io.out(toJson(res));
       return 0;
     }
     if (res.total === 0) {
-      io.out(svc.listSources().length ? `no results for ${query}` : 'no sources yet: add one with `trawl source add <folder-or-url>`');
+      io.out(hasSources ? `no results for ${query}` : 'no sources yet: add one with `trawl source add <folder-or-url>`');
       return 0;
     }
     for (const h of res.hits) {

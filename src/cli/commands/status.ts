@@ -1,5 +1,6 @@
 import { parseCommandArgs } from '../main.js';
 import type { Command } from '../command.js';
+import type { IndexStatus } from '../../main/core/api-types.js';
 
 function mb(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -9,11 +10,23 @@ function mb(n: number): string {
 export const statusCommand: Command = {
   name: 'status',
   summary: 'index size, sources and their last crawl',
-  usage: 'status [--json]',
-  async run({ args, io, service }) {
-    const { values } = parseCommandArgs(args, { json: { type: 'boolean' } }, false);
-    const svc = await service();
-    const st = svc.status();
+  usage: 'status [--json] [--daemon PATH]',
+  async run({ args, io, service, dataDir }) {
+    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, daemon: { type: 'string' } }, false);
+    // Through a daemon, the status is trimmed to what this OS user may see (docs/SECURITY.md).
+    const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
+    const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
+    let st: IndexStatus;
+    if (socket) {
+      const client = await connectDaemon(socket);
+      try {
+        st = await client.request('status', {});
+      } finally {
+        client.close();
+      }
+    } else {
+      st = (await service()).status();
+    }
     if (values.json) {
       io.out(JSON.stringify(st, null, 2));
       return 0;
