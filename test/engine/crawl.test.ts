@@ -220,3 +220,14 @@ describe('full and incremental crawls of a folder source', () => {
     expect(env.service.search({ query: 'ephemeralword' }).total).toBe(1);
   });
 });
+
+describe('files without an extension', () => {
+  it('are sniffed: text is indexed, binary is indexed by name', async () => {
+    writeTree(env.root, { 'misc/README': 'Plain readme text mentioning flamingos.', 'misc/blob': Buffer.from([0, 1, 2, 3, 0, 0, 255, 254, 0, 7]) });
+    env.service.addSource({ startAddresses: [path.join(env.root, 'misc')] });
+    const [rec] = await env.service.crawl({});
+    expect(rec.counts.added).toBe(2);
+    expect(paths('flamingos')).toEqual(['misc/README']);
+    expect(paths('blob')).toEqual(['misc/blob']);
+  });
+});

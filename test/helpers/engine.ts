@@ -8,7 +8,7 @@ import { createFileHandler } from '../../src/main/core/sources/file/file-handler
 import { FileCredentialStore } from '../../src/main/core/credential-store.js';
 import { basicSecurity } from '../../src/main/core/security/basic-security.js';
 import { createFilterRunner } from '../../src/main/core/filters/filter-runner.js';
-import { pickFilter } from '../../src/main/core/filters/filter-table.js';
+import { METADATA_FILTER_ID, pickFilter } from '../../src/main/core/filters/filter-table.js';
 import type { ContentExtractor } from '../../src/main/core/crawl/tree-crawler.js';
 import type { SecurityProvider } from '../../src/main/core/security/security-provider.js';
 
@@ -36,7 +36,8 @@ export function makeService(dataDir: string, opts: { security?: SecurityProvider
   const extractor: ContentExtractor & { close(): Promise<void> } = {
     pick: (ext, mime) => {
       const spec = pickFilter(ext, mime);
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === 'metadata' };
+      if (ext === '' && spec.id === METADATA_FILTER_ID) return { id: 'sniff', maxBytes: pickFilter('txt').maxBytes, metadataOnly: false };
+      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
     },
     run: (input) => {
       filtered.push(input.url);

@@ -6,7 +6,7 @@ import { FileCredentialStore, type CredentialStore } from './credential-store.js
 import type { SecurityProvider } from './security/security-provider.js';
 import { platformSecurity } from './security/platform-security.js';
 import { createFilterRunner } from './filters/filter-runner.js';
-import { pickFilter } from './filters/filter-table.js';
+import { METADATA_FILTER_ID, pickFilter } from './filters/filter-table.js';
 import type { ContentExtractor } from './crawl/tree-crawler.js';
 
 /** Options for {@link createEngine}. */
@@ -31,7 +31,9 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   const extractor: ContentExtractor & { close(): Promise<void> } = {
     pick: (ext, mime) => {
       const spec = pickFilter(ext, mime);
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === 'metadata' };
+      // Files without an extension (README, Makefile) are sniffed by the runner, not skipped.
+      if (ext === '' && spec.id === METADATA_FILTER_ID) return { id: 'sniff', maxBytes: pickFilter('txt').maxBytes, metadataOnly: false };
+      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
     },
     run: (input) => runner.run(input),
     close: () => runner.close(),

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { FilterInput, FilterOutput } from '../filters/filter.js';
+import { FilterError, type FilterInput, type FilterOutput } from '../filters/filter.js';
 import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat } from '../sources/handler.js';
 import type { SecurityDescriptor } from '../model.js';
 import { RuleMatcher } from './crawl-rules.js';
@@ -124,7 +124,7 @@ export async function crawlTree(
         security = await handler.describe(item, ctx);
       }
     } catch (e) {
-      status = 'failed';
+      status = e instanceof FilterError && e.code === 'too-large' ? 'metadata' : 'failed';
       error = e instanceof Error ? e.message : String(e);
       if (e instanceof HandlerError && e.code === 'not-found') {
         // vanished since it was listed: treat as gone
