@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import https from 'node:https';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
@@ -121,6 +122,8 @@ export class HttpFetcher {
   /** GET `req.url`. Resolves with any HTTP status; rejects with FetchError for local failures. */
   async fetch(req: FetchRequest): Promise<FetchResult> {
     const target = new URL(req.url);
+    const hostname = target.hostname.replace(/^\[|\]$/g, '');
+    const servername = net.isIP(hostname) ? undefined : hostname;
     const startedAt = Date.now();
     const headers: Record<string, string> = {
       'user-agent': this.opts.userAgent,
@@ -176,14 +179,14 @@ export class HttpFetcher {
       const options: https.RequestOptions = {
         method: 'GET',
         headers: viaProxy ? { ...headers, host: target.host } : headers,
-        host: viaProxy ? this.opts.proxy!.host : target.hostname,
+        host: viaProxy ? this.opts.proxy!.host : hostname,
         port: viaProxy ? this.opts.proxy!.port : Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
         path: viaProxy ? target.href : `${target.pathname}${target.search}`,
-        servername: target.hostname,
+        servername,
       };
       if (tunnel) {
         options.agent = false;
-        options.createConnection = () => tls.connect({ socket: tunnel, servername: target.hostname });
+        options.createConnection = () => tls.connect({ socket: tunnel, servername });
       } else {
         options.agent = target.protocol === 'https:' && !viaProxy ? this.httpsAgent : this.httpAgent;
       }

@@ -39,8 +39,8 @@ export function decodeForRules(url: string): string {
 
 /**
  * Decides which URLs a web crawl fetches, in this order (first rejection wins):
- * URL length → crawl rules (first match wins; an explicit include also lifts the same-host limit;
- * with include rules, a non-seed URL no rule matches is out) → same host as a seed → max hops →
+ * URL length → crawl rules (first match wins; an include rule whose pattern names the URL's host
+ * also lifts the same-host limit; with include rules, a non-seed URL no rule matches is out) → same host as a seed → max hops →
  * complex URLs (with `?`) → max path depth → pathological repetition (`/a/b/a/b/a/b/`).
  * Seeds are exempt from the same-host, hops and include-only checks but not from exclude rules.
  */
@@ -76,7 +76,8 @@ export class UrlScope {
     const d = this.rules.decide(decodeForRules(u.href), decodeForRules(seed), false);
     if (d.rule && d.rule.action === 'exclude') return { accept: false, reason: d.reason, rule: d.rule };
     if (!d.included && !isSeed) return { accept: false, reason: d.reason, rule: null };
-    const byInclude = d.rule?.action === 'include';
+    // An include rule lifts the same-host limit only for hosts it names (`**` must not open the web).
+    const byInclude = d.rule?.action === 'include' && d.rule.pattern.replace(/\\/g, '').toLowerCase().includes(u.hostname.toLowerCase());
     if (!isSeed) {
       if (this.settings.sameHostOnly && !byInclude && !this.isSeedSite(u)) {
         return { accept: false, reason: `host ${u.host} is not a start address's host (same host only)`, rule: null };
