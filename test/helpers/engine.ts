@@ -8,7 +8,7 @@ import { createFileHandler } from '../../src/main/core/sources/file/file-handler
 import { FileCredentialStore } from '../../src/main/core/credential-store.js';
 import { basicSecurity } from '../../src/main/core/security/basic-security.js';
 import { createFilterRunner } from '../../src/main/core/filters/filter-runner.js';
-import { METADATA_FILTER_ID, pickFilter } from '../../src/main/core/filters/filter-table.js';
+import { createContentExtractor } from '../../src/main/core/filters/content-extractor.js';
 import type { ContentExtractor } from '../../src/main/core/crawl/tree-crawler.js';
 import type { SecurityProvider } from '../../src/main/core/security/security-provider.js';
 
@@ -31,19 +31,14 @@ export function writeTree(root: string, files: Record<string, string | Buffer>):
  * extractor counts how often a filter ran and on which files.
  */
 export function makeService(dataDir: string, opts: { security?: SecurityProvider } = {}) {
-  const runner = createFilterRunner({ workers: 1 });
+  const inner = createContentExtractor(createFilterRunner({ workers: 1 }));
   const filtered: string[] = [];
   const extractor: ContentExtractor & { close(): Promise<void> } = {
-    pick: (ext, mime) => {
-      const spec = pickFilter(ext, mime);
-      if (ext === '' && spec.id === METADATA_FILTER_ID) return { id: 'sniff', maxBytes: pickFilter('txt').maxBytes, metadataOnly: false };
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
-    },
+    ...inner,
     run: (input) => {
       filtered.push(input.url);
-      return runner.run(input);
+      return inner.run(input);
     },
-    close: () => runner.close(),
   };
   const security = opts.security ?? basicSecurity();
   const service = new TrawlService({

@@ -2,12 +2,12 @@ import { TrawlService } from './service.js';
 import { openDatabase } from './index/database.js';
 import { HandlerRegistry } from './sources/registry.js';
 import { createFileHandler } from './sources/file/file-handler.js';
+import { createHttpHandler } from './sources/http/http-handler.js';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
 import { platformSecurity } from './security/platform-security.js';
 import { createFilterRunner } from './filters/filter-runner.js';
-import { METADATA_FILTER_ID, pickFilter } from './filters/filter-table.js';
-import type { ContentExtractor } from './crawl/tree-crawler.js';
+import { createContentExtractor } from './filters/content-extractor.js';
 
 /** Options for {@link createEngine}. */
 export interface EngineOptions {
@@ -26,18 +26,10 @@ export interface EngineOptions {
 export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   const db = openDatabase(opts.dataDir);
   const security = opts.security ?? platformSecurity();
-  const handlers = new HandlerRegistry().register(createFileHandler({ security: security.fileCapture }));
-  const runner = createFilterRunner({ workers: opts.filterWorkers });
-  const extractor: ContentExtractor & { close(): Promise<void> } = {
-    pick: (ext, mime) => {
-      const spec = pickFilter(ext, mime);
-      // Files without an extension (README, Makefile) are sniffed by the runner, not skipped.
-      if (ext === '' && spec.id === METADATA_FILTER_ID) return { id: 'sniff', maxBytes: pickFilter('txt').maxBytes, metadataOnly: false };
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
-    },
-    run: (input) => runner.run(input),
-    close: () => runner.close(),
-  };
+  const handlers = new HandlerRegistry()
+    .register(createFileHandler({ security: security.fileCapture }))
+    .register(createHttpHandler());
+  const extractor = createContentExtractor(createFilterRunner({ workers: opts.filterWorkers }));
   return new TrawlService({
     dataDir: opts.dataDir,
     db,
