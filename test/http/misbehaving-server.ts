@@ -17,7 +17,7 @@ export interface SeenRequest {
   headers: http.IncomingHttpHeaders;
 }
 
-export type Route = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => void | Promise<void>;
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => unknown;
 
 /** A running test server. */
 export interface TestServer {
