@@ -2,8 +2,24 @@
  * State every screen shares: sources, index status, who is searching, what the transport can do,
  * and live crawl progress. Kept fresh from the contract's events.
  */
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { AppInfo, ContentSource, CrawlProgress, CrawlRecord, IndexStatus, Whoami } from '../../shared/contract.js';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
+import type {
+  AppInfo,
+  ContentSource,
+  CrawlProgress,
+  CrawlRecord,
+  IndexStatus,
+  Whoami,
+} from '../../shared/contract.js';
 import type { TrawlApi } from '../../shared/rpc.js';
 import { useApi } from './api/api-context.js';
 
@@ -94,7 +110,12 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
         setProgress((prev) => {
           const cur = prev.get(record.sourceId);
           if (!cur || cur.crawlId !== record.id) return prev;
-          return new Map(prev).set(record.sourceId, { ...cur, counts: record.counts, state: record.status, currentItem: null });
+          return new Map(prev).set(record.sourceId, {
+            ...cur,
+            counts: record.counts,
+            state: record.status,
+            currentItem: null,
+          });
         });
         setStarting((prev) => {
           const next = new Set(prev);
@@ -108,7 +129,10 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
         refreshSoon();
       }),
       api.on('crawl-error', (e) => {
-        setErrors((prev) => [...prev.slice(-9), { sourceId: e.sourceId, message: e.message, at: Date.now() }]);
+        setErrors((prev) => [
+          ...prev.slice(-9),
+          { sourceId: e.sourceId, message: e.message, at: Date.now() },
+        ]);
         setStarting(new Set());
         refreshSoon();
       }),
@@ -121,20 +145,36 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
 
   const startCrawl = useCallback(
     async (sourceId: number | undefined, mode: 'full' | 'incremental') => {
-      const ids = sourceId !== undefined ? [sourceId] : (sources ?? []).filter((s) => !s.paused).map((s) => s.id);
+      const ids =
+        sourceId !== undefined ? [sourceId] : (sources ?? []).filter((s) => !s.paused).map((s) => s.id);
       setStarting((prev) => new Set([...prev, ...ids]));
       try {
         await api.startCrawl({ sourceId, mode });
       } catch (error) {
         setStarting(new Set());
-        setErrors((prev) => [...prev.slice(-9), { sourceId: sourceId ?? null, message: (error as Error).message, at: Date.now() }]);
+        setErrors((prev) => [
+          ...prev.slice(-9),
+          { sourceId: sourceId ?? null, message: (error as Error).message, at: Date.now() },
+        ]);
       }
     },
     [api, sources],
   );
 
   const value = useMemo<AppData>(
-    () => ({ sources, status, whoami, info, progress, starting, lastFinished, errors, offline, refresh, startCrawl }),
+    () => ({
+      sources,
+      status,
+      whoami,
+      info,
+      progress,
+      starting,
+      lastFinished,
+      errors,
+      offline,
+      refresh,
+      startCrawl,
+    }),
     [sources, status, whoami, info, progress, starting, lastFinished, errors, offline, refresh, startCrawl],
   );
   return <AppDataContext.Provider value={value}>{children}</AppDataContext.Provider>;

@@ -4,7 +4,18 @@ import type { TrawlApi } from '../../shared/rpc.js';
 import { ActivityView } from './activity/activity-view.js';
 import { ApiProvider } from './api/api-context.js';
 import { AppDataProvider, useAppData } from './app-data.js';
-import { ActivityIcon, AlertIcon, DatabaseIcon, FolderIcon, LanguageIcon, MonitorIcon, MoonIcon, SearchIcon, SunIcon, UserIcon } from './components/icons.js';
+import {
+  ActivityIcon,
+  AlertIcon,
+  DatabaseIcon,
+  FolderIcon,
+  LanguageIcon,
+  MonitorIcon,
+  MoonIcon,
+  SearchIcon,
+  SunIcon,
+  UserIcon,
+} from './components/icons.js';
 import { I18nProvider, useI18n, type LocalePreference } from './i18n/i18n.js';
 import { SearchView } from './search/search-view.js';
 import { SourcesView } from './sources/sources-view.js';
@@ -12,7 +23,11 @@ import { StatsView } from './stats/stats-view.js';
 import { ThemeProvider, useTheme, type ThemePreference } from './theme.js';
 import { UiProvider, useUi, type View } from './ui-context.js';
 
-const NAV: { view: View; icon: typeof SearchIcon; key: 'nav.search' | 'nav.sources' | 'nav.activity' | 'nav.stats' }[] = [
+const NAV: {
+  view: View;
+  icon: typeof SearchIcon;
+  key: 'nav.search' | 'nav.sources' | 'nav.activity' | 'nav.stats';
+}[] = [
   { view: 'search', icon: SearchIcon, key: 'nav.search' },
   { view: 'sources', icon: FolderIcon, key: 'nav.sources' },
   { view: 'activity', icon: ActivityIcon, key: 'nav.activity' },
@@ -97,7 +112,8 @@ function Frame() {
     default:
       screen = <SearchView />;
   }
-  const running = [...data.progress.values()].filter((p) => p.state === 'running').length + data.starting.size;
+  const running =
+    [...data.progress.values()].filter((p) => p.state === 'running').length + data.starting.size;
   return (
     <div className="frame">
       <nav className="sidebar" aria-label="Main">
@@ -119,7 +135,9 @@ function Frame() {
               >
                 <Icon size={17} />
                 <span>{t(key)}</span>
-                {view === 'activity' && running > 0 ? <span className="nav__badge" aria-hidden="true" /> : null}
+                {view === 'activity' && running > 0 ? (
+                  <span className="nav__badge" aria-hidden="true" />
+                ) : null}
               </button>
             </li>
           ))}
@@ -149,18 +167,39 @@ function Frame() {
 function Preferences() {
   const { t, preference, setPreference } = useI18n();
   const theme = useTheme();
-  const nextTheme: Record<ThemePreference, ThemePreference> = { system: 'light', light: 'dark', dark: 'system' };
-  const ThemeIcon = theme.preference === 'system' ? MonitorIcon : theme.preference === 'dark' ? MoonIcon : SunIcon;
-  const themeLabel = t(theme.preference === 'system' ? 'theme.system' : theme.preference === 'dark' ? 'theme.dark' : 'theme.light');
+  const nextTheme: Record<ThemePreference, ThemePreference> = {
+    system: 'light',
+    light: 'dark',
+    dark: 'system',
+  };
+  const ThemeIcon =
+    theme.preference === 'system' ? MonitorIcon : theme.preference === 'dark' ? MoonIcon : SunIcon;
+  const themeLabel = t(
+    theme.preference === 'system'
+      ? 'theme.system'
+      : theme.preference === 'dark'
+        ? 'theme.dark'
+        : 'theme.light',
+  );
   return (
     <div className="prefs">
-      <button type="button" className="nav__item nav__item--quiet" onClick={() => theme.setPreference(nextTheme[theme.preference])} title={t('nav.theme')} aria-label={`${t('nav.theme')}: ${themeLabel}`}>
+      <button
+        type="button"
+        className="nav__item nav__item--quiet"
+        onClick={() => theme.setPreference(nextTheme[theme.preference])}
+        title={t('nav.theme')}
+        aria-label={`${t('nav.theme')}: ${themeLabel}`}
+      >
         <ThemeIcon size={16} />
         <span>{themeLabel}</span>
       </button>
       <label className="nav__item nav__item--quiet nav__select">
         <LanguageIcon size={16} />
-        <select aria-label={t('nav.language')} value={preference} onChange={(e) => setPreference(e.target.value as LocalePreference)}>
+        <select
+          aria-label={t('nav.language')}
+          value={preference}
+          onChange={(e) => setPreference(e.target.value as LocalePreference)}
+        >
           <option value="system">{t('lang.system')}</option>
           <option value="en">English</option>
           <option value="zh-CN">简体中文</option>
@@ -179,7 +218,9 @@ function StatusBar() {
     <footer className="statusbar">
       <span className="statusbar__who" data-testid="whoami" title={data.whoami?.principals.join(', ')}>
         <UserIcon size={13} />
-        {data.whoami ? t('status.searchingAs', { who: data.whoami.display.replace(/^Searching as\s+/i, '') }) : '…'}
+        {data.whoami
+          ? t('status.searchingAs', { who: data.whoami.display.replace(/^Searching as\s+/i, '') })
+          : '…'}
       </span>
       <span className="statusbar__spacer" />
       {crawlingCount > 0 ? (
@@ -192,12 +233,23 @@ function StatusBar() {
       <span className="statusbar__sep" />
       <span>{formatTransport(data.info?.transport, t)}</span>
       {data.status ? <span className="statusbar__sep" /> : null}
-      {data.status ? <span>{new Intl.NumberFormat(locale, { style: 'unit', unit: 'megabyte', maximumFractionDigits: 1 }).format(data.status.indexBytes / 1048576)}</span> : null}
+      {data.status ? (
+        <span>
+          {new Intl.NumberFormat(locale, {
+            style: 'unit',
+            unit: 'megabyte',
+            maximumFractionDigits: 1,
+          }).format(data.status.indexBytes / 1048576)}
+        </span>
+      ) : null}
     </footer>
   );
 }
 
-function formatTransport(transport: 'electron' | 'web' | undefined, t: ReturnType<typeof useI18n>['t']): string {
+function formatTransport(
+  transport: 'electron' | 'web' | undefined,
+  t: ReturnType<typeof useI18n>['t'],
+): string {
   if (!transport) return '';
   return transport === 'electron' ? t('status.desktop') : t('status.web');
 }

@@ -25,7 +25,13 @@ interface Ui {
 
 const UiContext = createContext<Ui | null>(null);
 
-export function UiProvider({ children, initialView = 'search' }: { children: ReactNode; initialView?: View }) {
+export function UiProvider({
+  children,
+  initialView = 'search',
+}: {
+  children: ReactNode;
+  initialView?: View;
+}) {
   const [view, setView] = useState<View>(initialView);
   const [navOptions, setNavOptions] = useState<NavigateOptions>({});
   const [toasts, setToasts] = useState<Toast[]>([]);

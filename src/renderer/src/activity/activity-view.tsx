@@ -27,11 +27,21 @@ export function ActivityView() {
           <p className="page-header__subtitle">{t('activity.subtitle')}</p>
         </div>
         <div className="page-header__actions">
-          <button type="button" className="btn" disabled={sources.length === 0} onClick={() => void data.startCrawl(undefined, 'full')}>
+          <button
+            type="button"
+            className="btn"
+            disabled={sources.length === 0}
+            onClick={() => void data.startCrawl(undefined, 'full')}
+          >
             <RefreshIcon size={15} />
             {t('activity.fullAll')}
           </button>
-          <button type="button" className="btn btn--primary" disabled={sources.length === 0} onClick={() => void data.startCrawl(undefined, 'incremental')}>
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={sources.length === 0}
+            onClick={() => void data.startCrawl(undefined, 'incremental')}
+          >
             <PlayIcon size={14} />
             {t('activity.crawlAll')}
           </button>
@@ -66,24 +76,40 @@ export function ActivityView() {
   );
 }
 
-function CrawlCard({ source, progress, starting, last }: { source: ContentSource; progress: CrawlProgress | null; starting: boolean; last: CrawlRecord | null }) {
+function CrawlCard({
+  source,
+  progress,
+  starting,
+  last,
+}: {
+  source: ContentSource;
+  progress: CrawlProgress | null;
+  starting: boolean;
+  last: CrawlRecord | null;
+}) {
   const data = useAppData();
   const api = useApi();
   const { t, locale } = useI18n();
   const running = starting || progress?.state === 'running';
   const shown = running ? progress : progress && progress.state !== 'running' ? progress : null;
-  const stateLabel = starting && !progress?.state
-    ? t('activity.queued')
-    : running
-      ? t('activity.running')
-      : source.paused
-        ? t('activity.paused')
-        : progress
-          ? t(`activity.${progress.state}` as const)
-          : t('activity.idle');
+  const stateLabel =
+    starting && !progress?.state
+      ? t('activity.queued')
+      : running
+        ? t('activity.running')
+        : source.paused
+          ? t('activity.paused')
+          : progress
+            ? t(`activity.${progress.state}` as const)
+            : t('activity.idle');
   const counts = shown?.counts ?? last?.counts ?? null;
   return (
-    <section className={`crawl-card${running ? ' is-running' : ''}`} data-testid="crawl-card" data-source-id={source.id} aria-label={source.name}>
+    <section
+      className={`crawl-card${running ? ' is-running' : ''}`}
+      data-testid="crawl-card"
+      data-source-id={source.id}
+      aria-label={source.name}
+    >
       <header className="crawl-card__header">
         <span className={`source-card__icon source-card__icon--${source.kind}`}>
           <KindIcon kind={source.kind} size={16} />
@@ -92,16 +118,27 @@ function CrawlCard({ source, progress, starting, last }: { source: ContentSource
           <h2>{source.name}</h2>
           <span className="crawl-card__address">{source.displayAddresses[0]}</span>
         </div>
-        <span className={`status-dot status-dot--${running ? 'running' : source.paused ? 'paused' : (progress?.state ?? last?.status ?? 'idle')}`} data-testid="crawl-state">
+        <span
+          className={`status-dot status-dot--${running ? 'running' : source.paused ? 'paused' : (progress?.state ?? last?.status ?? 'idle')}`}
+          data-testid="crawl-state"
+        >
           {stateLabel}
         </span>
       </header>
       <div className="crawl-card__progress">
-        <ProgressBar progress={running ? (progress?.state === 'running' ? progress : null) : shown} label={source.name} />
+        <ProgressBar
+          progress={running ? (progress?.state === 'running' ? progress : null) : shown}
+          label={source.name}
+        />
         <div className="crawl-card__numbers">
           {shown ? (
             <>
-              <span>{t('activity.progress', { done: shown.done, discovered: shown.counts.discovered })}</span>
+              <span>
+                {t('activity.progress', {
+                  done: shown.done,
+                  discovered: Math.max(shown.done, shown.counts.discovered),
+                })}
+              </span>
               {running ? <span>{t('activity.rate', { n: Math.round(shown.rate * 10) / 10 })}</span> : null}
             </>
           ) : last ? (
@@ -131,15 +168,29 @@ function CrawlCard({ source, progress, starting, last }: { source: ContentSource
           <Counter label={t('activity.notModified')} value={counts.notModified} />
           <Counter label={t('activity.deleted')} value={counts.deleted} />
           <Counter label={t('activity.excluded')} value={counts.excluded} />
-          <Counter label={t('activity.failedCount')} value={counts.failed} tone={counts.failed > 0 ? 'bad' : undefined} />
+          <Counter
+            label={t('activity.failedCount')}
+            value={counts.failed}
+            tone={counts.failed > 0 ? 'bad' : undefined}
+          />
         </dl>
       ) : null}
       <footer className="crawl-card__actions">
-        <button type="button" className="btn btn--sm" disabled={running} onClick={() => void data.startCrawl(source.id, 'incremental')}>
+        <button
+          type="button"
+          className="btn btn--sm"
+          disabled={running}
+          onClick={() => void data.startCrawl(source.id, 'incremental')}
+        >
           <PlayIcon size={12} />
           {t('activity.incremental')}
         </button>
-        <button type="button" className="btn btn--sm" disabled={running} onClick={() => void data.startCrawl(source.id, 'full')}>
+        <button
+          type="button"
+          className="btn btn--sm"
+          disabled={running}
+          onClick={() => void data.startCrawl(source.id, 'full')}
+        >
           <RefreshIcon size={13} />
           {t('activity.full')}
         </button>
@@ -148,18 +199,29 @@ function CrawlCard({ source, progress, starting, last }: { source: ContentSource
           <button
             type="button"
             className="btn btn--sm"
-            onClick={() => void api.resume({ sourceId: source.id }).then(() => data.startCrawl(source.id, 'incremental'))}
+            onClick={() =>
+              void api.resume({ sourceId: source.id }).then(() => data.startCrawl(source.id, 'incremental'))
+            }
           >
             <PlayIcon size={12} />
             {t('activity.resume')}
           </button>
         ) : (
-          <button type="button" className="btn btn--sm" onClick={() => void api.pause({ sourceId: source.id })}>
+          <button
+            type="button"
+            className="btn btn--sm"
+            onClick={() => void api.pause({ sourceId: source.id })}
+          >
             <PauseIcon size={13} />
             {t('activity.pause')}
           </button>
         )}
-        <button type="button" className="btn btn--sm btn--danger-ghost" disabled={!running} onClick={() => void api.stopCrawl({ sourceId: source.id })}>
+        <button
+          type="button"
+          className="btn btn--sm btn--danger-ghost"
+          disabled={!running}
+          onClick={() => void api.stopCrawl({ sourceId: source.id })}
+        >
           <StopIcon size={12} />
           {t('activity.stop')}
         </button>
@@ -191,7 +253,11 @@ function CrawlLog({ sources }: { sources: ContentSource[] }) {
 
   const load = useCallback(async () => {
     try {
-      const list = await api.log({ ...(sourceId !== null ? { sourceId } : {}), failedOnly: filter === 'failed', limit: 500 });
+      const list = await api.log({
+        ...(sourceId !== null ? { sourceId } : {}),
+        failedOnly: filter === 'failed',
+        limit: 500,
+      });
       setEntries(list);
     } catch {
       setEntries([]);
@@ -209,12 +275,24 @@ function CrawlLog({ sources }: { sources: ContentSource[] }) {
         <h2 className="card__title">{t('log.title')}</h2>
         <div className="segmented segmented--sm" role="tablist">
           {(['all', 'failed', 'excluded'] as LogFilter[]).map((f) => (
-            <button type="button" role="tab" key={f} aria-selected={filter === f} className={`segmented__item${filter === f ? ' is-active' : ''}`} onClick={() => setFilter(f)}>
+            <button
+              type="button"
+              role="tab"
+              key={f}
+              aria-selected={filter === f}
+              className={`segmented__item${filter === f ? ' is-active' : ''}`}
+              onClick={() => setFilter(f)}
+            >
               {t(`log.${f}`)}
             </button>
           ))}
         </div>
-        <select className="select" aria-label={t('filter.source')} value={sourceId ?? ''} onChange={(e) => setSourceId(e.target.value === '' ? null : Number(e.target.value))}>
+        <select
+          className="select"
+          aria-label={t('filter.source')}
+          value={sourceId ?? ''}
+          onChange={(e) => setSourceId(e.target.value === '' ? null : Number(e.target.value))}
+        >
           <option value="">{t('filter.allSources')}</option>
           {sources.map((s) => (
             <option key={s.id} value={s.id}>
@@ -222,7 +300,13 @@ function CrawlLog({ sources }: { sources: ContentSource[] }) {
             </option>
           ))}
         </select>
-        <button type="button" className="icon-btn" aria-label={t('log.refresh')} title={t('log.refresh')} onClick={() => void load()}>
+        <button
+          type="button"
+          className="icon-btn"
+          aria-label={t('log.refresh')}
+          title={t('log.refresh')}
+          onClick={() => void load()}
+        >
           <RefreshIcon />
         </button>
       </header>
@@ -249,7 +333,9 @@ function CrawlLog({ sources }: { sources: ContentSource[] }) {
                     <span className={`tag tag--${e.outcome}`}>{t(`outcome.${e.outcome}`)}</span>
                   </td>
                   <td className="log__item" title={e.url}>
-                    {sourceId === null && names.size > 1 ? <span className="log__source">{names.get(e.sourceId)}</span> : null}
+                    {sourceId === null && names.size > 1 ? (
+                      <span className="log__source">{names.get(e.sourceId)}</span>
+                    ) : null}
                     {shortenPath(decodeUrl(e.url), 80)}
                   </td>
                   <td className="log__reason">{e.reason ?? ''}</td>

@@ -57,7 +57,10 @@ export function createHttpClient(opts: HttpClientOptions): TrawlApi & { dispose(
         credentials: 'omit',
       });
     } catch (error) {
-      return { ok: false, error: { code: 'ENGINE_UNAVAILABLE', message: (error as Error).message || 'Network error' } };
+      return {
+        ok: false,
+        error: { code: 'ENGINE_UNAVAILABLE', message: (error as Error).message || 'Network error' },
+      };
     }
     let body: unknown;
     try {
@@ -66,7 +69,13 @@ export function createHttpClient(opts: HttpClientOptions): TrawlApi & { dispose(
       body = null;
     }
     if (isResult(body)) return body;
-    return { ok: false, error: { code: response.status >= 500 ? 'ENGINE_UNAVAILABLE' : 'INTERNAL', message: `HTTP ${response.status}` } };
+    return {
+      ok: false,
+      error: {
+        code: response.status >= 500 ? 'ENGINE_UNAVAILABLE' : 'INTERNAL',
+        message: `HTTP ${response.status}`,
+      },
+    };
   };
 
   const connect = async (): Promise<void> => {
@@ -74,7 +83,12 @@ export function createHttpClient(opts: HttpClientOptions): TrawlApi & { dispose(
     const controller = new AbortController();
     stream = controller;
     try {
-      const response = await doFetch(`${base}/api/events`, { headers: auth, signal: controller.signal, cache: 'no-store', credentials: 'omit' });
+      const response = await doFetch(`${base}/api/events`, {
+        headers: auth,
+        signal: controller.signal,
+        cache: 'no-store',
+        credentials: 'omit',
+      });
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';

@@ -36,7 +36,8 @@ export function createTransportClient(): TrawlApi | null {
   const bridge = window.trawl;
   if (bridge) {
     return createClient(
-      (method, request) => (bridge[method] as (r: unknown) => ReturnType<TrawlBridge[typeof method]>)(request),
+      (method, request) =>
+        (bridge[method] as (r: unknown) => ReturnType<TrawlBridge[typeof method]>)(request),
       (event, listener) => bridge.on(event, listener as never),
     );
   }

@@ -4,9 +4,7 @@ import { parseMarkedSnippet, type Segment } from '../lib/marked-text.js';
 
 export function Segments({ segments }: { segments: Segment[] }) {
   return (
-    <>
-      {segments.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}
-    </>
+    <>{segments.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}</>
   );
 }
 

@@ -11,7 +11,15 @@ export function progressFraction(p: CrawlProgress | null): number | null {
   return Math.min(1, p.done / p.counts.discovered);
 }
 
-export function ProgressBar({ progress, compact = false, label }: { progress: CrawlProgress | null; compact?: boolean; label?: string }) {
+export function ProgressBar({
+  progress,
+  compact = false,
+  label,
+}: {
+  progress: CrawlProgress | null;
+  compact?: boolean;
+  label?: string;
+}) {
   const fraction = progressFraction(progress);
   const state = progress?.state ?? 'running';
   return (
@@ -24,7 +32,10 @@ export function ProgressBar({ progress, compact = false, label }: { progress: Cr
       aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
       data-state={state}
     >
-      <span className="progress__fill" style={{ width: fraction === null ? undefined : `${(fraction * 100).toFixed(1)}%` }} />
+      <span
+        className="progress__fill"
+        style={{ width: fraction === null ? undefined : `${(fraction * 100).toFixed(1)}%` }}
+      />
     </span>
   );
 }

@@ -18,7 +18,12 @@ interface I18n {
 const STORAGE_KEY = 'trawl.locale';
 
 function systemLocale(): Locale {
-  const langs = typeof navigator !== 'undefined' ? (navigator.languages?.length ? navigator.languages : [navigator.language]) : [];
+  const langs =
+    typeof navigator !== 'undefined'
+      ? navigator.languages?.length
+        ? navigator.languages
+        : [navigator.language]
+      : [];
   return matchLocale(langs[0]);
 }
 
@@ -70,7 +75,10 @@ export function I18nProvider({ children, initial }: { children: ReactNode; initi
       else localStorage.setItem(STORAGE_KEY, p);
     } catch {}
   }, []);
-  const value = useMemo<I18n>(() => ({ locale, preference, setPreference, t: makeTranslate(locale) }), [locale, preference, setPreference]);
+  const value = useMemo<I18n>(
+    () => ({ locale, preference, setPreference, t: makeTranslate(locale) }),
+    [locale, preference, setPreference],
+  );
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 

@@ -58,14 +58,18 @@ const en = {
   'kind.other': 'Other',
 
   'state.idle.title': 'Search {n} documents',
-  'state.idle.body': 'Type to search as you go. Use quotes for phrases, -word to exclude, and ext:pdf or modified:week to narrow down.',
+  'state.idle.body':
+    'Type to search as you go. Use quotes for phrases, -word to exclude, and ext:pdf or modified:week to narrow down.',
   'state.noSources.title': 'No sources yet',
-  'state.noSources.body': 'Add a folder, an SMB share or a website, then crawl it. Results appear here as soon as the first files are indexed.',
+  'state.noSources.body':
+    'Add a folder, an SMB share or a website, then crawl it. Results appear here as soon as the first files are indexed.',
   'state.noSources.action': 'Add a source',
   'state.empty.title': 'No results for “{q}”',
-  'state.empty.body': 'Check the spelling, use fewer or more general words, remove filters, or try a prefix like {example}.',
+  'state.empty.body':
+    'Check the spelling, use fewer or more general words, remove filters, or try a prefix like {example}.',
   'state.emptyIndex.title': 'The index is empty',
-  'state.emptyIndex.body': 'Your sources have not been crawled yet. Start a crawl and results appear as files are indexed.',
+  'state.emptyIndex.body':
+    'Your sources have not been crawled yet. Start a crawl and results appear as files are indexed.',
   'state.emptyIndex.action': 'Crawl now',
   'state.error.title': 'Search failed',
   'state.syntax.title': 'That query cannot be read',
@@ -74,7 +78,8 @@ const en = {
   'state.offline.body': 'Check that `trawl serve` (or the app) is still running, then try again.',
   'state.retry': 'Try again',
   'state.noToken.title': 'Open Trawl from its link',
-  'state.noToken.body': 'This page needs the link printed by `trawl serve` or `npm start` (it carries a one-time access token).',
+  'state.noToken.body':
+    'This page needs the link printed by `trawl serve` or `npm start` (it carries a one-time access token).',
 
   'kbd.move': 'move',
   'kbd.open': 'open',
@@ -166,7 +171,8 @@ const en = {
   'editor.unsaved': 'Unsaved changes',
   'editor.crawl': 'Crawl',
 
-  'rules.hint': 'Rules are tried in order; the first that matches decides. Items no rule matches are included.',
+  'rules.hint':
+    'Rules are tried in order; the first that matches decides. Items no rule matches are included.',
   'rules.include': 'Include',
   'rules.exclude': 'Exclude',
   'rules.glob': 'Glob',
@@ -360,7 +366,8 @@ const zhCN: Messages = {
   'state.idle.title': '搜索 {n} 个文档',
   'state.idle.body': '边输入边搜索。用引号搜索短语，用 -词语 排除，用 ext:pdf 或 modified:week 缩小范围。',
   'state.noSources.title': '还没有内容源',
-  'state.noSources.body': '添加一个文件夹、SMB 共享或网站，然后开始爬网。首批文件编入索引后，结果就会出现在这里。',
+  'state.noSources.body':
+    '添加一个文件夹、SMB 共享或网站，然后开始爬网。首批文件编入索引后，结果就会出现在这里。',
   'state.noSources.action': '添加内容源',
   'state.empty.title': '没有找到“{q}”的结果',
   'state.empty.body': '请检查拼写、减少或换用更通用的词语、移除筛选条件，或尝试前缀搜索，例如 {example}。',

@@ -1,14 +1,48 @@
 /** File-type families: for the type filter, the result icons and the stats. */
 
-export type FileKind = 'document' | 'pdf' | 'text' | 'code' | 'web' | 'sheet' | 'slides' | 'image' | 'archive' | 'other';
+export type FileKind =
+  'document' | 'pdf' | 'text' | 'code' | 'web' | 'sheet' | 'slides' | 'image' | 'archive' | 'other';
 
 const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
   pdf: ['pdf'],
   document: ['doc', 'docx', 'odt', 'rtf', 'pages', 'epub'],
   text: ['txt', 'md', 'markdown', 'rst', 'log', 'text', 'org', 'adoc', 'tex'],
   code: [
-    'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'py', 'rb', 'go', 'rs', 'java', 'kt', 'c', 'h', 'cc', 'cpp', 'hpp', 'cs',
-    'php', 'sh', 'bash', 'ps1', 'json', 'yaml', 'yml', 'toml', 'ini', 'xml', 'sql', 'css', 'scss', 'swift', 'lua', 'pl', 'r',
+    'js',
+    'mjs',
+    'cjs',
+    'ts',
+    'tsx',
+    'jsx',
+    'py',
+    'rb',
+    'go',
+    'rs',
+    'java',
+    'kt',
+    'c',
+    'h',
+    'cc',
+    'cpp',
+    'hpp',
+    'cs',
+    'php',
+    'sh',
+    'bash',
+    'ps1',
+    'json',
+    'yaml',
+    'yml',
+    'toml',
+    'ini',
+    'xml',
+    'sql',
+    'css',
+    'scss',
+    'swift',
+    'lua',
+    'pl',
+    'r',
   ],
   web: ['html', 'htm', 'xhtml', 'mht'],
   sheet: ['xls', 'xlsx', 'ods', 'csv', 'tsv', 'numbers'],
@@ -21,7 +55,17 @@ const BY_EXT = new Map<string, FileKind>();
 for (const [kind, exts] of Object.entries(EXTENSIONS)) for (const e of exts) BY_EXT.set(e, kind as FileKind);
 
 /** Families offered in the type filter, in menu order. */
-export const FILTER_KINDS: Exclude<FileKind, 'other'>[] = ['document', 'pdf', 'text', 'code', 'web', 'sheet', 'slides', 'image', 'archive'];
+export const FILTER_KINDS: Exclude<FileKind, 'other'>[] = [
+  'document',
+  'pdf',
+  'text',
+  'code',
+  'web',
+  'sheet',
+  'slides',
+  'image',
+  'archive',
+];
 
 export function kindOf(ext: string, mime?: string, url?: string): FileKind {
   const byExt = BY_EXT.get(ext.toLowerCase());

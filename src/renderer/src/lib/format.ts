@@ -26,13 +26,20 @@ export function formatDate(ms: number, locale?: string, now = Date.now()): strin
   if (d.toDateString() === today.toDateString()) {
     return d.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
   }
-  if (d.getFullYear() === today.getFullYear()) return d.toLocaleDateString(locale, { month: 'short', day: 'numeric' });
+  if (d.getFullYear() === today.getFullYear())
+    return d.toLocaleDateString(locale, { month: 'short', day: 'numeric' });
   return d.toLocaleDateString(locale, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
 export function formatDateTime(ms: number, locale?: string): string {
   if (!ms) return '—';
-  return new Date(ms).toLocaleString(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return new Date(ms).toLocaleString(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 export function formatDuration(ms: number): string {

@@ -15,7 +15,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 export function unescapeHtml(text: string): string {
   return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});/g, (whole, body: string) => {
     if (body[0] === '#') {
-      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      const code =
+        body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
       return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
     return ENTITIES[body] ?? whole;
@@ -42,7 +43,7 @@ export function parseMarkedSnippet(snippet: string): Segment[] {
   return segments;
 }
 
-/** Splits plain text on [start, end) hit ranges (unsorted or overlapping ranges are normalised). */
+/** Splits plain text on [start, end) hit ranges; unsorted, overlapping or touching ranges merge. */
 export function splitByRanges(text: string, ranges: readonly (readonly [number, number])[]): Segment[] {
   const sorted = ranges
     .map(([s, e]) => [Math.max(0, Math.min(s, text.length)), Math.max(0, Math.min(e, text.length))] as const)
@@ -54,7 +55,9 @@ export function splitByRanges(text: string, ranges: readonly (readonly [number, 
     if (e <= pos) continue;
     const start = Math.max(s, pos);
     if (start > pos) segments.push({ text: text.slice(pos, start), hit: false });
-    segments.push({ text: text.slice(start, e), hit: true });
+    const last = segments[segments.length - 1];
+    if (last?.hit && start === pos) last.text += text.slice(start, e);
+    else segments.push({ text: text.slice(start, e), hit: true });
     pos = e;
   }
   if (pos < text.length) segments.push({ text: text.slice(pos), hit: false });
@@ -63,7 +66,9 @@ export function splitByRanges(text: string, ranges: readonly (readonly [number, 
 
 /** Marks case-insensitive occurrences of `terms` in plain text (for titles and paths). */
 export function highlightTerms(text: string, terms: readonly string[]): Segment[] {
-  const needles = [...new Set(terms.map((t) => t.toLowerCase().replace(/\*$/, '')).filter((t) => t.length > 0))];
+  const needles = [
+    ...new Set(terms.map((t) => t.toLowerCase().replace(/\*$/, '')).filter((t) => t.length > 0)),
+  ];
   if (needles.length === 0 || text === '') return text === '' ? [] : [{ text, hit: false }];
   const lower = text.toLowerCase();
   const ranges: [number, number][] = [];

@@ -28,7 +28,15 @@ export function periodStart(period: Period, now = Date.now()): number | undefine
   return Math.floor((now - PERIOD_MS[period]) / 60_000) * 60_000;
 }
 
-export function FilterBar({ filters, sources, onChange }: { filters: Filters; sources: ContentSource[]; onChange(f: Filters): void }) {
+export function FilterBar({
+  filters,
+  sources,
+  onChange,
+}: {
+  filters: Filters;
+  sources: ContentSource[];
+  onChange(f: Filters): void;
+}) {
   const { t } = useI18n();
   const active = filters.sourceId !== null || filters.kind !== null || filters.period !== 'any';
   return (
@@ -38,7 +46,9 @@ export function FilterBar({ filters, sources, onChange }: { filters: Filters; so
         <select
           aria-label={t('filter.source')}
           value={filters.sourceId ?? ''}
-          onChange={(e) => onChange({ ...filters, sourceId: e.target.value === '' ? null : Number(e.target.value) })}
+          onChange={(e) =>
+            onChange({ ...filters, sourceId: e.target.value === '' ? null : Number(e.target.value) })
+          }
         >
           <option value="">{t('filter.allSources')}</option>
           {sources.map((s) => (
@@ -53,7 +63,9 @@ export function FilterBar({ filters, sources, onChange }: { filters: Filters; so
         <select
           aria-label={t('filter.type')}
           value={filters.kind ?? ''}
-          onChange={(e) => onChange({ ...filters, kind: e.target.value === '' ? null : (e.target.value as Filters['kind']) })}
+          onChange={(e) =>
+            onChange({ ...filters, kind: e.target.value === '' ? null : (e.target.value as Filters['kind']) })
+          }
         >
           <option value="">{t('filter.allTypes')}</option>
           {FILTER_KINDS.map((k) => (
@@ -65,7 +77,11 @@ export function FilterBar({ filters, sources, onChange }: { filters: Filters; so
       </label>
       <label className={`pill${filters.period !== 'any' ? ' is-active' : ''}`}>
         <ClockIcon size={14} />
-        <select aria-label={t('filter.modified')} value={filters.period} onChange={(e) => onChange({ ...filters, period: e.target.value as Period })}>
+        <select
+          aria-label={t('filter.modified')}
+          value={filters.period}
+          onChange={(e) => onChange({ ...filters, period: e.target.value as Period })}
+        >
           <option value="any">{t('filter.anyTime')}</option>
           <option value="day">{t('filter.day')}</option>
           <option value="week">{t('filter.week')}</option>
@@ -74,14 +90,22 @@ export function FilterBar({ filters, sources, onChange }: { filters: Filters; so
         </select>
       </label>
       {active ? (
-        <button type="button" className="link-btn" onClick={() => onChange({ ...DEFAULT_FILTERS, sort: filters.sort })}>
+        <button
+          type="button"
+          className="link-btn"
+          onClick={() => onChange({ ...DEFAULT_FILTERS, sort: filters.sort })}
+        >
           {t('filter.reset')}
         </button>
       ) : null}
       <span className="filter-bar__spacer" />
       <label className="pill pill--plain">
         <SortIcon size={14} />
-        <select aria-label={t('filter.sort')} value={filters.sort} onChange={(e) => onChange({ ...filters, sort: e.target.value as SortOrder })}>
+        <select
+          aria-label={t('filter.sort')}
+          value={filters.sort}
+          onChange={(e) => onChange({ ...filters, sort: e.target.value as SortOrder })}
+        >
           <option value="relevance">{t('sort.relevance')}</option>
           <option value="date">{t('sort.date')}</option>
           <option value="name">{t('sort.name')}</option>

@@ -5,7 +5,13 @@
 import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import type { DocumentPreview, SearchHit } from '../../../shared/contract.js';
 import { FileBadge } from '../components/file-badge.js';
-import { ChevronDownIcon, ChevronUpIcon, CopyIcon, ExternalIcon, FolderOpenIcon } from '../components/icons.js';
+import {
+  ChevronDownIcon,
+  ChevronUpIcon,
+  CopyIcon,
+  ExternalIcon,
+  FolderOpenIcon,
+} from '../components/icons.js';
 import { Segments } from '../components/marked-text.js';
 import { useApi } from '../api/api-context.js';
 import { useI18n } from '../i18n/i18n.js';
@@ -58,7 +64,7 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
 
   const preview = loaded && loaded.id === id ? loaded.preview : null;
   const segments = useMemo(() => (preview ? splitByRanges(preview.text, preview.hits) : []), [preview]);
-  const hitCount = preview?.hits.length ?? 0;
+  const hitCount = useMemo(() => segments.filter((s) => s.hit).length, [segments]);
 
   useEffect(() => {
     setCurrent(0);
@@ -86,7 +92,10 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
     }
   }, [segments, hitCount]);
 
-  useImperativeHandle(ref, () => ({ nextHit: () => goTo(current + 1), prevHit: () => goTo(current - 1) }), [goTo, current]);
+  useImperativeHandle(ref, () => ({ nextHit: () => goTo(current + 1), prevHit: () => goTo(current - 1) }), [
+    goTo,
+    current,
+  ]);
 
   if (!hit) {
     return (
@@ -148,13 +157,31 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
       </dl>
       <div className="preview__hitbar">
         <span className="preview__hitcount" aria-live="polite">
-          {loading ? t('preview.loading') : hitCount > 0 ? t('preview.hitOf', { i: current + 1, n: hitCount }) : t('preview.noHits')}
+          {loading
+            ? t('preview.loading')
+            : hitCount > 0
+              ? t('preview.hitOf', { i: current + 1, n: hitCount })
+              : t('preview.noHits')}
         </span>
         <span className="preview__hitnav">
-          <button type="button" className="icon-btn" onClick={() => goTo(current - 1)} disabled={hitCount === 0} aria-label={t('preview.prev')} title={`${t('preview.prev')} (Shift+F3)`}>
+          <button
+            type="button"
+            className="icon-btn"
+            onClick={() => goTo(current - 1)}
+            disabled={hitCount === 0}
+            aria-label={t('preview.prev')}
+            title={`${t('preview.prev')} (Shift+F3)`}
+          >
             <ChevronUpIcon />
           </button>
-          <button type="button" className="icon-btn" onClick={() => goTo(current + 1)} disabled={hitCount === 0} aria-label={t('preview.next')} title={`${t('preview.next')} (F3)`}>
+          <button
+            type="button"
+            className="icon-btn"
+            onClick={() => goTo(current + 1)}
+            disabled={hitCount === 0}
+            aria-label={t('preview.next')}
+            title={`${t('preview.next')} (F3)`}
+          >
             <ChevronDownIcon />
           </button>
         </span>

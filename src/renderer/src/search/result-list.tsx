@@ -26,7 +26,16 @@ interface ResultListProps {
   ensureRow(index: number): void;
 }
 
-export function ResultList({ count, hits, terms, selected, generation, onSelect, onOpen, ensureRow }: ResultListProps) {
+export function ResultList({
+  count,
+  hits,
+  terms,
+  selected,
+  generation,
+  onSelect,
+  onOpen,
+  ensureRow,
+}: ResultListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count,
@@ -90,7 +99,13 @@ const ResultRow = memo(function ResultRow({ index, top, hit, terms, selected, on
   const position = { transform: `translateY(${top}px)` };
   if (!hit) {
     return (
-      <div style={position} className="result-row result-row--placeholder" id={`result-${index}`} role="option" aria-selected={selected}>
+      <div
+        style={position}
+        className="result-row result-row--placeholder"
+        id={`result-${index}`}
+        role="option"
+        aria-selected={selected}
+      >
         <span className="skeleton skeleton--badge" />
         <span className="result-row__body">
           <span className="skeleton skeleton--title" />

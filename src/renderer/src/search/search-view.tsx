@@ -7,7 +7,15 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, 
 import type { SearchHit } from '../../../shared/contract.js';
 import { useApi } from '../api/api-context.js';
 import { useAppData } from '../app-data.js';
-import { AlertIcon, CloseIcon, FolderIcon, HelpIcon, PlayIcon, PlusIcon, SearchIcon } from '../components/icons.js';
+import {
+  AlertIcon,
+  CloseIcon,
+  FolderIcon,
+  HelpIcon,
+  PlayIcon,
+  PlusIcon,
+  SearchIcon,
+} from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
 import { copyText } from '../lib/clipboard.js';
 import { extensionsOf } from '../lib/file-kinds.js';
@@ -168,7 +176,9 @@ export function SearchView() {
   const sources = data.sources ?? [];
   const documents = data.status?.documents ?? 0;
   const crawling = data.progress.size > 0 && [...data.progress.values()].some((p) => p.state === 'running');
-  const showResults = query.trim() !== '' && (state.status === 'ready' || (state.status === 'loading' && state.generation > 0 && state.query !== ''));
+  const showResults =
+    query.trim() !== '' &&
+    (state.status === 'ready' || (state.status === 'loading' && state.generation > 0 && state.query !== ''));
   const modKey = isMac ? '⌘' : 'Ctrl';
 
   return (
@@ -193,9 +203,16 @@ export function SearchView() {
             onFocus={() => setInputFocused(true)}
             onBlur={() => setInputFocused(false)}
           />
-          {state.status === 'loading' ? <span className="spinner" aria-label={t('search.searching')} /> : null}
+          {state.status === 'loading' ? (
+            <span className="spinner" aria-label={t('search.searching')} />
+          ) : null}
           {query !== '' ? (
-            <button type="button" className="icon-btn" aria-label={t('search.clear')} onClick={() => setQuery('')}>
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label={t('search.clear')}
+              onClick={() => setQuery('')}
+            >
               <CloseIcon />
             </button>
           ) : null}
@@ -253,7 +270,10 @@ export function SearchView() {
               <div className="results-summary" aria-live="polite">
                 <span data-testid="result-count">
                   <strong>{t('search.results_other', { n: state.total })}</strong>
-                  <span className="muted"> · {t('search.took', { ms: Math.max(1, Math.round(state.tookMs)) })}</span>
+                  <span className="muted">
+                    {' '}
+                    · {t('search.took', { ms: Math.max(1, Math.round(state.tookMs)) })}
+                  </span>
                 </span>
                 {state.relaxed ? <span className="results-summary__note">{t('search.relaxed')}</span> : null}
               </div>
@@ -330,14 +350,23 @@ export function SearchView() {
             icon={<FolderIcon size={28} />}
             title={t('state.noSources.title')}
             body={t('state.noSources.body')}
-            action={{ label: t('state.noSources.action'), onClick: () => ui.navigate('sources', { addSource: true }), icon: <PlusIcon size={15} />, primary: true }}
+            action={{
+              label: t('state.noSources.action'),
+              onClick: () => ui.navigate('sources', { addSource: true }),
+              icon: <PlusIcon size={15} />,
+              primary: true,
+            }}
           />
         ) : data.status && documents === 0 && sources.length > 0 && !crawling ? (
           <StatePanel
             icon={<PlayIcon size={26} />}
             title={t('state.emptyIndex.title')}
             body={t('state.emptyIndex.body')}
-            action={{ label: t('state.emptyIndex.action'), onClick: () => void data.startCrawl(undefined, 'incremental'), primary: true }}
+            action={{
+              label: t('state.emptyIndex.action'),
+              onClick: () => void data.startCrawl(undefined, 'incremental'),
+              primary: true,
+            }}
           />
         ) : (
           <IdlePanel documents={documents} onExample={(q) => setQuery(q)} />
@@ -349,12 +378,20 @@ export function SearchView() {
 
 function EmptyResults({ query }: { query: string }) {
   const { t } = useI18n();
-  const word = query.trim().split(/\s+/)[0]?.replace(/[^\p{L}\p{N}]/gu, '') ?? '';
+  const word =
+    query
+      .trim()
+      .split(/\s+/)[0]
+      ?.replace(/[^\p{L}\p{N}]/gu, '') ?? '';
   return (
     <div className="state-panel state-panel--inline" data-testid="no-results">
       <SearchIcon size={26} className="state-panel__icon" />
       <h2>{t('state.empty.title', { q: query })}</h2>
-      <p>{t('state.empty.body', { example: `${word.slice(0, Math.max(3, Math.ceil(word.length / 2))) || 'plan'}*` })}</p>
+      <p>
+        {t('state.empty.body', {
+          example: `${word.slice(0, Math.max(3, Math.ceil(word.length / 2))) || 'plan'}*`,
+        })}
+      </p>
     </div>
   );
 }
@@ -382,13 +419,22 @@ function StatePanel({
   tone?: 'error';
 }) {
   return (
-    <div className={`state-panel${tone === 'error' ? ' state-panel--error' : ''}`} role={tone === 'error' ? 'alert' : undefined}>
-      <div className="state-panel__icon">{icon ?? (tone === 'error' ? <AlertIcon size={28} /> : <SearchIcon size={28} />)}</div>
+    <div
+      className={`state-panel${tone === 'error' ? ' state-panel--error' : ''}`}
+      role={tone === 'error' ? 'alert' : undefined}
+    >
+      <div className="state-panel__icon">
+        {icon ?? (tone === 'error' ? <AlertIcon size={28} /> : <SearchIcon size={28} />)}
+      </div>
       <h2>{title}</h2>
       <p className={tone === 'error' ? 'state-panel__message' : undefined}>{body}</p>
       {hint ? <p className="muted">{hint}</p> : null}
       {action ? (
-        <button type="button" className={`btn${action.primary ? ' btn--primary' : ''}`} onClick={action.onClick}>
+        <button
+          type="button"
+          className={`btn${action.primary ? ' btn--primary' : ''}`}
+          onClick={action.onClick}
+        >
           {action.icon}
           {action.label}
         </button>

@@ -40,7 +40,9 @@ const initial: SearchState = {
 };
 
 function asTrawlError(error: unknown): TrawlError {
-  return error instanceof TrawlError ? error : new TrawlError('INTERNAL', (error as Error)?.message ?? String(error));
+  return error instanceof TrawlError
+    ? error
+    : new TrawlError('INTERNAL', (error as Error)?.message ?? String(error));
 }
 
 export function useSearch(api: TrawlApi, params: SearchParams, debounceMs = 120) {
@@ -84,7 +86,13 @@ export function useSearch(api: TrawlApi, params: SearchParams, debounceMs = 120)
         },
         (error: unknown) => {
           if (gen !== generation.current) return;
-          setState({ ...initial, status: 'error', query: params.query, error: asTrawlError(error), generation: gen });
+          setState({
+            ...initial,
+            status: 'error',
+            query: params.query,
+            error: asTrawlError(error),
+            generation: gen,
+          });
         },
       );
     }, debounceMs);

@@ -12,7 +12,11 @@ export function useSuggestions(api: TrawlApi, typed: string, enabled: boolean, d
     const timer = setTimeout(() => {
       api.suggest({ prefix: typed }).then(
         (list) => {
-          if (n === request.current) setSuggestions({ for: typed, list: list.filter((s) => s.toLowerCase() !== typed.trim().toLowerCase()) });
+          if (n === request.current)
+            setSuggestions({
+              for: typed,
+              list: list.filter((s) => s.toLowerCase() !== typed.trim().toLowerCase()),
+            });
         },
         () => {},
       );

@@ -4,6 +4,7 @@ import { addressProblem } from '../../../shared/addresses.js';
 import type { ContentSource, SourceKind } from '../../../shared/contract.js';
 import { useApi } from '../api/api-context.js';
 import { useAppData } from '../app-data.js';
+import { Field } from '../components/field.js';
 import { FolderIcon, FolderOpenIcon, GlobeIcon, ServerIcon } from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
 
@@ -13,7 +14,13 @@ const KINDS: { kind: SourceKind; icon: typeof FolderIcon }[] = [
   { kind: 'http', icon: GlobeIcon },
 ];
 
-export function AddSourceForm({ onDone, onCancel }: { onDone(source: ContentSource): void; onCancel(): void }) {
+export function AddSourceForm({
+  onDone,
+  onCancel,
+}: {
+  onDone(source: ContentSource): void;
+  onCancel(): void;
+}) {
   const api = useApi();
   const data = useAppData();
   const { t } = useI18n();
@@ -33,7 +40,11 @@ export function AddSourceForm({ onDone, onCancel }: { onDone(source: ContentSour
     setBusy(true);
     setError(null);
     try {
-      const source = await api.addSource({ kind, startAddresses: [address.trim()], ...(name.trim() ? { name: name.trim() } : {}) });
+      const source = await api.addSource({
+        kind,
+        startAddresses: [address.trim()],
+        ...(name.trim() ? { name: name.trim() } : {}),
+      });
       if (crawlNow) await data.startCrawl(source.id, 'full');
       onDone(source);
     } catch (err) {
@@ -73,32 +84,33 @@ export function AddSourceForm({ onDone, onCancel }: { onDone(source: ContentSour
           </button>
         ))}
       </div>
-      <label className="field">
-        <span className="field__label">{t(`add.address.${kind}`)}</span>
-        <span className="field__row">
-          <input
-            className="input input--mono"
-            value={address}
-            placeholder={t(`add.placeholder.${kind}`)}
-            onChange={(e) => setAddress(e.target.value)}
-            onBlur={() => setTouched(true)}
-            aria-invalid={touched && problem ? true : undefined}
-            autoFocus
-            spellCheck={false}
-          />
-          {kind === 'file' && data.info?.canPickFolder ? (
-            <button type="button" className="btn" onClick={() => void browse()}>
-              <FolderOpenIcon size={15} />
-              {t('add.browse')}
-            </button>
-          ) : null}
-        </span>
-        {touched && problem ? <span className="field__error">{problem}</span> : null}
-      </label>
-      <label className="field">
-        <span className="field__label">{t('add.name')}</span>
-        <input className="input" value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
+      <Field label={t(`add.address.${kind}`)} error={touched ? problem : null}>
+        {(control) => (
+          <span className="field__row">
+            <input
+              {...control}
+              className="input input--mono"
+              value={address}
+              placeholder={t(`add.placeholder.${kind}`)}
+              onChange={(e) => setAddress(e.target.value)}
+              onBlur={() => setTouched(true)}
+              autoFocus
+              spellCheck={false}
+            />
+            {kind === 'file' && data.info?.canPickFolder ? (
+              <button type="button" className="btn" onClick={() => void browse()}>
+                <FolderOpenIcon size={15} />
+                {t('add.browse')}
+              </button>
+            ) : null}
+          </span>
+        )}
+      </Field>
+      <Field label={t('add.name')}>
+        {(control) => (
+          <input {...control} className="input" value={name} onChange={(e) => setName(e.target.value)} />
+        )}
+      </Field>
       <label className="check">
         <input type="checkbox" checked={crawlNow} onChange={(e) => setCrawlNow(e.target.checked)} />
         <span>{t('add.crawlNow')}</span>
@@ -112,7 +124,11 @@ export function AddSourceForm({ onDone, onCancel }: { onDone(source: ContentSour
         <button type="button" className="btn btn--ghost" onClick={onCancel}>
           {t('add.cancel')}
         </button>
-        <button type="submit" className="btn btn--primary" disabled={busy || address.trim() === '' || problem !== null}>
+        <button
+          type="submit"
+          className="btn btn--primary"
+          disabled={busy || address.trim() === '' || problem !== null}
+        >
           {t('add.submit')}
         </button>
       </div>

@@ -2,6 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import type { CrawlRule, RuleTestResult } from '../../../shared/contract.js';
 import { useApi } from '../api/api-context.js';
+import { Field } from '../components/field.js';
 import { ChevronDownIcon, ChevronUpIcon, PlusIcon, TrashIcon } from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
 
@@ -15,7 +16,8 @@ interface RulesEditorProps {
 
 export function RulesEditor({ rules, onChange, sourceId, dirty, credentialIds }: RulesEditorProps) {
   const { t } = useI18n();
-  const update = (i: number, patch: Partial<CrawlRule>) => onChange(rules.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const update = (i: number, patch: Partial<CrawlRule>) =>
+    onChange(rules.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const move = (i: number, delta: number) => {
     const j = i + delta;
     if (j < 0 || j >= rules.length) return;
@@ -40,7 +42,12 @@ export function RulesEditor({ rules, onChange, sourceId, dirty, credentialIds }:
               <option value="include">{t('rules.include')}</option>
               <option value="exclude">{t('rules.exclude')}</option>
             </select>
-            <select className="select" aria-label="Syntax" value={rule.syntax} onChange={(e) => update(i, { syntax: e.target.value as CrawlRule['syntax'] })}>
+            <select
+              className="select"
+              aria-label="Syntax"
+              value={rule.syntax}
+              onChange={(e) => update(i, { syntax: e.target.value as CrawlRule['syntax'] })}
+            >
               <option value="glob">{t('rules.glob')}</option>
               <option value="regex">{t('rules.regex')}</option>
               <option value="prefix">{t('rules.prefix')}</option>
@@ -69,20 +76,41 @@ export function RulesEditor({ rules, onChange, sourceId, dirty, credentialIds }:
               </select>
             ) : null}
             <span className="rule__buttons">
-              <button type="button" className="icon-btn" aria-label={t('rules.up')} disabled={i === 0} onClick={() => move(i, -1)}>
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label={t('rules.up')}
+                disabled={i === 0}
+                onClick={() => move(i, -1)}
+              >
                 <ChevronUpIcon />
               </button>
-              <button type="button" className="icon-btn" aria-label={t('rules.down')} disabled={i === rules.length - 1} onClick={() => move(i, 1)}>
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label={t('rules.down')}
+                disabled={i === rules.length - 1}
+                onClick={() => move(i, 1)}
+              >
                 <ChevronDownIcon />
               </button>
-              <button type="button" className="icon-btn icon-btn--danger" aria-label={t('rules.remove')} onClick={() => onChange(rules.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                className="icon-btn icon-btn--danger"
+                aria-label={t('rules.remove')}
+                onClick={() => onChange(rules.filter((_, j) => j !== i))}
+              >
                 <TrashIcon />
               </button>
             </span>
           </li>
         ))}
       </ol>
-      <button type="button" className="btn btn--sm" onClick={() => onChange([...rules, { action: 'exclude', syntax: 'glob', pattern: '' }])}>
+      <button
+        type="button"
+        className="btn btn--sm"
+        onClick={() => onChange([...rules, { action: 'exclude', syntax: 'glob', pattern: '' }])}
+      >
         <PlusIcon size={14} />
         {t('rules.add')}
       </button>
@@ -110,27 +138,32 @@ function RuleTester({ sourceId, dirty }: { sourceId: number; dirty: boolean }) {
   };
   return (
     <form className="rule-tester" onSubmit={test}>
-      <label className="field">
-        <span className="field__label">{t('rules.test')}</span>
-        <span className="field__row">
-          <input
-            className="input input--mono"
-            value={target}
-            placeholder={t('rules.testPlaceholder')}
-            spellCheck={false}
-            onChange={(e) => {
-              setTarget(e.target.value);
-              setResult(null);
-            }}
-          />
-          <button type="submit" className="btn">
-            {t('rules.testButton')}
-          </button>
-        </span>
-      </label>
-      {dirty ? <p className="field__hint">{t('rules.testSaved')}</p> : null}
+      <Field label={t('rules.test')} hint={dirty ? t('rules.testSaved') : undefined}>
+        {(control) => (
+          <span className="field__row">
+            <input
+              {...control}
+              className="input input--mono"
+              value={target}
+              placeholder={t('rules.testPlaceholder')}
+              spellCheck={false}
+              onChange={(e) => {
+                setTarget(e.target.value);
+                setResult(null);
+              }}
+            />
+            <button type="submit" className="btn">
+              {t('rules.testButton')}
+            </button>
+          </span>
+        )}
+      </Field>
       {result ? (
-        <p className={`rule-tester__result ${result.included ? 'is-included' : 'is-excluded'}`} role="status" data-testid="rule-test-result">
+        <p
+          className={`rule-tester__result ${result.included ? 'is-included' : 'is-excluded'}`}
+          role="status"
+          data-testid="rule-test-result"
+        >
           <strong>{result.included ? t('rules.included') : t('rules.excluded')}</strong>
           <span>{result.reason}</span>
         </p>

@@ -7,6 +7,7 @@ import { addressProblem } from '../../../shared/addresses.js';
 import type { ContentSource, CrawlRule, FieldWeights, SourceSettings } from '../../../shared/contract.js';
 import { useApi } from '../api/api-context.js';
 import { isCrawling, useAppData } from '../app-data.js';
+import { Field } from '../components/field.js';
 import { KeyIcon, PlayIcon, TrashIcon } from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
 import { useUi } from '../ui-context.js';
@@ -84,8 +85,13 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
   }, [api]);
 
   const dirty = JSON.stringify(draft) !== JSON.stringify(original);
-  const addresses = draft.addresses.split('\n').map((a) => a.trim()).filter(Boolean);
-  const addressErrors = addresses.map((a) => addressProblem(a, source.kind)).filter((p): p is string => p !== null);
+  const addresses = draft.addresses
+    .split('\n')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const addressErrors = addresses
+    .map((a) => addressProblem(a, source.kind))
+    .filter((p): p is string => p !== null);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
 
   const save = async (e?: FormEvent) => {
@@ -109,7 +115,10 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
       defaultExcludes: draft.defaultExcludes,
       parallelism: Math.max(0, Math.round(Number(draft.parallelism) || 0)),
       weights: draft.weights,
-      schedule: { incrementalMinutes: positiveOrNull(draft.incrementalMinutes), fullDays: positiveOrNull(draft.fullDays) },
+      schedule: {
+        incrementalMinutes: positiveOrNull(draft.incrementalMinutes),
+        fullDays: positiveOrNull(draft.fullDays),
+      },
     };
     setSaving(true);
     setError(null);
@@ -152,18 +161,36 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
           <p className="editor__address">{source.displayAddresses.join(', ')}</p>
         </div>
         <div className="editor__header-actions">
-          <button type="button" className="btn btn--sm" disabled={crawling} onClick={() => void data.startCrawl(source.id, 'incremental')}>
+          <button
+            type="button"
+            className="btn btn--sm"
+            disabled={crawling}
+            onClick={() => void data.startCrawl(source.id, 'incremental')}
+          >
             <PlayIcon size={13} />
             {t('editor.crawl')}
           </button>
-          <button type="button" className="icon-btn icon-btn--danger" aria-label={t('editor.delete')} title={t('editor.delete')} onClick={() => void remove()}>
+          <button
+            type="button"
+            className="icon-btn icon-btn--danger"
+            aria-label={t('editor.delete')}
+            title={t('editor.delete')}
+            onClick={() => void remove()}
+          >
             <TrashIcon />
           </button>
         </div>
       </header>
       <nav className="tabs" role="tablist">
         {TABS.map((x) => (
-          <button type="button" role="tab" key={x} aria-selected={tab === x} className={`tab${tab === x ? ' is-active' : ''}`} onClick={() => setTab(x)}>
+          <button
+            type="button"
+            role="tab"
+            key={x}
+            aria-selected={tab === x}
+            className={`tab${tab === x ? ' is-active' : ''}`}
+            onClick={() => setTab(x)}
+          >
             {t(`editor.${x}`)}
           </button>
         ))}
@@ -171,20 +198,32 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
       <div className="editor__body" role="tabpanel">
         {tab === 'general' ? (
           <>
-            <label className="field">
-              <span className="field__label">{t('editor.name')}</span>
-              <input className="input" value={draft.name} onChange={(e) => set('name', e.target.value)} />
-            </label>
-            <label className="field">
-              <span className="field__label">{t('editor.addresses')}</span>
-              <textarea className="input input--mono" rows={3} value={draft.addresses} spellCheck={false} onChange={(e) => set('addresses', e.target.value)} />
-              <span className="field__hint">{t('editor.addressesHint')}</span>
-              {addressErrors.map((p) => (
-                <span className="field__error" key={p}>
-                  {p}
-                </span>
-              ))}
-            </label>
+            <Field label={t('editor.name')}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input"
+                  value={draft.name}
+                  onChange={(e) => set('name', e.target.value)}
+                />
+              )}
+            </Field>
+            <Field
+              label={t('editor.addresses')}
+              hint={t('editor.addressesHint')}
+              error={addressErrors.length > 0 ? addressErrors.join('; ') : null}
+            >
+              {(c) => (
+                <textarea
+                  {...c}
+                  className="input input--mono"
+                  rows={3}
+                  value={draft.addresses}
+                  spellCheck={false}
+                  onChange={(e) => set('addresses', e.target.value)}
+                />
+              )}
+            </Field>
           </>
         ) : null}
         {tab === 'rules' ? (
@@ -198,51 +237,100 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
         ) : null}
         {tab === 'limits' ? (
           <div className="grid-2">
-            <label className="field">
-              <span className="field__label">{t('limits.maxSize')}</span>
-              <input className="input" type="number" min={0} step="any" value={draft.maxSizeMb} onChange={(e) => set('maxSizeMb', e.target.value)} />
-              <span className="field__hint">{t('limits.maxSizeHint')}</span>
-            </label>
+            <Field label={t('limits.maxSize')} hint={t('limits.maxSizeHint')}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input"
+                  type="number"
+                  min={0}
+                  step="any"
+                  value={draft.maxSizeMb}
+                  onChange={(e) => set('maxSizeMb', e.target.value)}
+                />
+              )}
+            </Field>
             <div />
-            <label className="field">
-              <span className="field__label">{t('limits.allow')}</span>
-              <input className="input input--mono" value={draft.allowTypes} placeholder="pdf, docx, md" onChange={(e) => set('allowTypes', e.target.value)} />
-              <span className="field__hint">{t('limits.allowHint')}</span>
-            </label>
-            <label className="field">
-              <span className="field__label">{t('limits.deny')}</span>
-              <input className="input input--mono" value={draft.denyTypes} placeholder="iso, dmg" onChange={(e) => set('denyTypes', e.target.value)} />
-            </label>
+            <Field label={t('limits.allow')} hint={t('limits.allowHint')}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input input--mono"
+                  value={draft.allowTypes}
+                  placeholder="pdf, docx, md"
+                  onChange={(e) => set('allowTypes', e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label={t('limits.deny')}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input input--mono"
+                  value={draft.denyTypes}
+                  placeholder="iso, dmg"
+                  onChange={(e) => set('denyTypes', e.target.value)}
+                />
+              )}
+            </Field>
             <label className="check">
-              <input type="checkbox" checked={draft.includeHidden} onChange={(e) => set('includeHidden', e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.includeHidden}
+                onChange={(e) => set('includeHidden', e.target.checked)}
+              />
               <span>{t('limits.hidden')}</span>
             </label>
             <label className="check">
-              <input type="checkbox" checked={draft.followSymlinks} onChange={(e) => set('followSymlinks', e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.followSymlinks}
+                onChange={(e) => set('followSymlinks', e.target.checked)}
+              />
               <span>{t('limits.symlinks')}</span>
             </label>
             <label className="check">
-              <input type="checkbox" checked={draft.defaultExcludes} onChange={(e) => set('defaultExcludes', e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.defaultExcludes}
+                onChange={(e) => set('defaultExcludes', e.target.checked)}
+              />
               <span>{t('limits.defaultExcludes')}</span>
             </label>
           </div>
         ) : null}
         {tab === 'schedule' ? (
           <div className="schedule">
-            <label className="field field--inline">
-              <span className="field__label">{t('schedule.incremental')}</span>
-              <input className="input input--narrow" type="number" min={1} value={draft.incrementalMinutes} onChange={(e) => set('incrementalMinutes', e.target.value)} />
-              <span>{t('schedule.minutes')}</span>
-            </label>
-            <label className="field field--inline">
-              <span className="field__label">{t('schedule.full')}</span>
-              <input className="input input--narrow" type="number" min={1} value={draft.fullDays} onChange={(e) => set('fullDays', e.target.value)} />
-              <span>{t('schedule.days')}</span>
-            </label>
+            <Field label={t('schedule.incremental')} inline suffix={<span>{t('schedule.minutes')}</span>}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input input--narrow"
+                  type="number"
+                  min={1}
+                  value={draft.incrementalMinutes}
+                  onChange={(e) => set('incrementalMinutes', e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label={t('schedule.full')} inline suffix={<span>{t('schedule.days')}</span>}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input input--narrow"
+                  type="number"
+                  min={1}
+                  value={draft.fullDays}
+                  onChange={(e) => set('fullDays', e.target.value)}
+                />
+              )}
+            </Field>
             <p className="field__hint">{t('schedule.off')}</p>
           </div>
         ) : null}
-        {tab === 'credentials' ? <Credentials ids={credentialIds} onStored={(ids) => setCredentialIds(ids)} /> : null}
+        {tab === 'credentials' ? (
+          <Credentials ids={credentialIds} onStored={(ids) => setCredentialIds(ids)} />
+        ) : null}
         {tab === 'advanced' ? (
           <div>
             <h3 className="section-title">{t('adv.weights')}</h3>
@@ -263,10 +351,19 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
                 </label>
               ))}
             </div>
-            <label className="field">
-              <span className="field__label">{t('adv.parallelism')}</span>
-              <input className="input input--narrow" type="number" min={0} max={64} value={draft.parallelism} onChange={(e) => set('parallelism', e.target.value)} />
-            </label>
+            <Field label={t('adv.parallelism')}>
+              {(c) => (
+                <input
+                  {...c}
+                  className="input input--narrow"
+                  type="number"
+                  min={0}
+                  max={64}
+                  value={draft.parallelism}
+                  onChange={(e) => set('parallelism', e.target.value)}
+                />
+              )}
+            </Field>
           </div>
         ) : null}
       </div>
@@ -279,7 +376,12 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
         <footer className="editor__footer">
           {dirty ? <span className="editor__dirty">{t('editor.unsaved')}</span> : <span />}
           <span className="form__actions">
-            <button type="button" className="btn btn--ghost" disabled={!dirty} onClick={() => setDraft(original)}>
+            <button
+              type="button"
+              className="btn btn--ghost"
+              disabled={!dirty}
+              onClick={() => setDraft(original)}
+            >
               {t('editor.revert')}
             </button>
             <button type="submit" className="btn btn--primary" disabled={!dirty || saving}>
@@ -305,7 +407,10 @@ function Credentials({ ids, onStored }: { ids: string[]; onStored(ids: string[])
   const store = async () => {
     setError(null);
     try {
-      await api.setCredential({ id: id.trim(), secret: { user, password, ...(domain.trim() ? { domain: domain.trim() } : {}) } });
+      await api.setCredential({
+        id: id.trim(),
+        secret: { user, password, ...(domain.trim() ? { domain: domain.trim() } : {}) },
+      });
       ui.toast(t('cred.saved', { id: id.trim() }));
       setPassword('');
       onStored(await api.credentialIds());
@@ -318,22 +423,45 @@ function Credentials({ ids, onStored }: { ids: string[]; onStored(ids: string[])
     <div className="credentials">
       <p className="field__hint">{t('cred.hint', { where })}</p>
       <div className="grid-2">
-        <label className="field">
-          <span className="field__label">{t('cred.id')}</span>
-          <input className="input input--mono" value={id} onChange={(e) => setId(e.target.value)} placeholder="intranet" />
-        </label>
-        <label className="field">
-          <span className="field__label">{t('cred.domain')}</span>
-          <input className="input" value={domain} onChange={(e) => setDomain(e.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field__label">{t('cred.user')}</span>
-          <input className="input" value={user} autoComplete="off" onChange={(e) => setUser(e.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field__label">{t('cred.password')}</span>
-          <input className="input" type="password" value={password} autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
-        </label>
+        <Field label={t('cred.id')}>
+          {(c) => (
+            <input
+              {...c}
+              className="input input--mono"
+              value={id}
+              onChange={(e) => setId(e.target.value)}
+              placeholder="intranet"
+            />
+          )}
+        </Field>
+        <Field label={t('cred.domain')}>
+          {(c) => (
+            <input {...c} className="input" value={domain} onChange={(e) => setDomain(e.target.value)} />
+          )}
+        </Field>
+        <Field label={t('cred.user')}>
+          {(c) => (
+            <input
+              {...c}
+              className="input"
+              value={user}
+              autoComplete="off"
+              onChange={(e) => setUser(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label={t('cred.password')}>
+          {(c) => (
+            <input
+              {...c}
+              className="input"
+              type="password"
+              value={password}
+              autoComplete="new-password"
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
       </div>
       {error ? (
         <p className="form__error" role="alert">
@@ -341,7 +469,12 @@ function Credentials({ ids, onStored }: { ids: string[]; onStored(ids: string[])
         </p>
       ) : null}
       <div className="form__actions">
-        <button type="button" className="btn btn--primary" disabled={!id.trim() || !user} onClick={() => void store()}>
+        <button
+          type="button"
+          className="btn btn--primary"
+          disabled={!id.trim() || !user}
+          onClick={() => void store()}
+        >
           <KeyIcon size={14} />
           {t('cred.save')}
         </button>

@@ -75,7 +75,9 @@ export function SourcesView() {
                     <span className="source-card__meta">
                       {t('sources.documents_other', { n: st?.documents ?? 0 })}
                       {' · '}
-                      {st?.lastCrawl ? t('sources.lastCrawl', { when: formatDate(st.lastCrawl.startedAt, locale) }) : t('sources.neverCrawled')}
+                      {st?.lastCrawl
+                        ? t('sources.lastCrawl', { when: formatDate(st.lastCrawl.startedAt, locale) })
+                        : t('sources.neverCrawled')}
                     </span>
                     {crawling ? <ProgressBar progress={progress ?? null} compact /> : null}
                   </span>

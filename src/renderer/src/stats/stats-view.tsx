@@ -17,7 +17,8 @@ export function StatsView() {
   const status = data.status;
   const sources = status?.sources ?? [];
   const byType = new Map<string, number>();
-  for (const s of sources) for (const x of s.stats.byType) byType.set(x.ext, (byType.get(x.ext) ?? 0) + x.count);
+  for (const s of sources)
+    for (const x of s.stats.byType) byType.set(x.ext, (byType.get(x.ext) ?? 0) + x.count);
   const types = [...byType.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
   const maxType = types[0]?.[1] ?? 1;
   const failed = sources.reduce((n, s) => n + s.stats.failed, 0);
@@ -30,10 +31,24 @@ export function StatsView() {
         </div>
       </header>
       <div className="stat-tiles">
-        <Tile icon={<DatabaseIcon size={18} />} label={t('stats.documents')} value={(status?.documents ?? 0).toLocaleString(locale)} testId="stat-documents" />
-        <Tile icon={<LayersIcon size={18} />} label={t('stats.size')} value={formatSize(status?.indexBytes ?? 0, locale)} />
+        <Tile
+          icon={<DatabaseIcon size={18} />}
+          label={t('stats.documents')}
+          value={(status?.documents ?? 0).toLocaleString(locale)}
+          testId="stat-documents"
+        />
+        <Tile
+          icon={<LayersIcon size={18} />}
+          label={t('stats.size')}
+          value={formatSize(status?.indexBytes ?? 0, locale)}
+        />
         <Tile icon={<FolderIcon size={18} />} label={t('stats.sources')} value={String(sources.length)} />
-        <Tile icon={<AlertIcon size={18} />} label={t('stats.failed')} value={failed.toLocaleString(locale)} tone={failed > 0 ? 'bad' : undefined} />
+        <Tile
+          icon={<AlertIcon size={18} />}
+          label={t('stats.failed')}
+          value={failed.toLocaleString(locale)}
+          tone={failed > 0 ? 'bad' : undefined}
+        />
       </div>
       <div className="stats-grid">
         <section className="card">
@@ -63,7 +78,9 @@ export function StatsView() {
                     <td>
                       {last ? (
                         <span className="table__last">
-                          <span className={`tag tag--${last.status}`}>{t(`activity.${last.status === 'running' ? 'running' : last.status}`)}</span>
+                          <span className={`tag tag--${last.status}`}>
+                            {t(`activity.${last.status === 'running' ? 'running' : last.status}`)}
+                          </span>
                           <span className="muted">
                             {formatDate(last.startedAt, locale)}
                             {last.endedAt ? ` · ${formatDuration(last.endedAt - last.startedAt)}` : ''}
@@ -88,7 +105,10 @@ export function StatsView() {
                 <FileBadge ext={ext} size="sm" />
                 <span className="type-bar__label">{ext ? `.${ext}` : '—'}</span>
                 <span className="type-bar__track">
-                  <span className="type-bar__fill" style={{ width: `${Math.max(2, (count / maxType) * 100)}%` }} />
+                  <span
+                    className="type-bar__fill"
+                    style={{ width: `${Math.max(2, (count / maxType) * 100)}%` }}
+                  />
                 </span>
                 <span className="type-bar__count">{count.toLocaleString(locale)}</span>
               </li>
@@ -105,7 +125,19 @@ export function StatsView() {
   );
 }
 
-function Tile({ icon, label, value, tone, testId }: { icon: ReactNode; label: string; value: string; tone?: 'bad'; testId?: string }) {
+function Tile({
+  icon,
+  label,
+  value,
+  tone,
+  testId,
+}: {
+  icon: ReactNode;
+  label: string;
+  value: string;
+  tone?: 'bad';
+  testId?: string;
+}) {
   return (
     <div className={`tile${tone ? ` tile--${tone}` : ''}`}>
       <span className="tile__icon">{icon}</span>
