@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const rendererOut = path.join(root, 'out', 'renderer');
-const inputs = [path.join(root, 'src', 'renderer'), path.join(root, 'src', 'shared'), path.join(root, 'package.json')];
+const inputs = [
+  path.join(root, 'src', 'renderer'),
+  path.join(root, 'src', 'shared'),
+  path.join(root, 'package.json'),
+];
 
 function newestMtime(p) {
   let stat;
@@ -41,7 +45,13 @@ export async function buildRenderer({ force = false, quiet = true } = {}) {
     base: './',
     logLevel: quiet ? 'warn' : 'info',
     plugins: [react()],
-    build: { outDir: rendererOut, emptyOutDir: true, modulePreload: { polyfill: false }, target: 'chrome120', sourcemap: false },
+    build: {
+      outDir: rendererOut,
+      emptyOutDir: true,
+      modulePreload: { polyfill: false },
+      target: 'chrome120',
+      sourcemap: false,
+    },
   });
   return true;
 }

@@ -7,11 +7,7 @@
  * the same way. Responses are plain serialisable values; `void` methods answer `null`.
  */
 import { z } from 'zod';
-import type {
-  DocumentPreview,
-  IndexStatus,
-  SearchResponse,
-} from '../main/core/api-types.js';
+import type { DocumentPreview, IndexStatus, SearchResponse } from '../main/core/api-types.js';
 import type { RuleDecision } from '../main/core/crawl/crawl-rules.js';
 import type { ContentSource, CrawlLogEntry } from '../main/core/model.js';
 import type { CurrentUser } from '../main/core/security/security-provider.js';
@@ -81,13 +77,18 @@ function checkAddresses(
 ): void {
   value.startAddresses?.forEach((address, i) => {
     const problem = addressProblem(address, value.kind);
-    if (problem) ctx.addIssue({ code: 'custom', message: `${problem}: ${address}`, path: ['startAddresses', i] });
+    if (problem)
+      ctx.addIssue({ code: 'custom', message: `${problem}: ${address}`, path: ['startAddresses', i] });
   });
 }
 
 const newSourceSchema = z.strictObject(sourceFields).superRefine(checkAddresses);
 const sourcePatchSchema = z
-  .strictObject({ ...sourceFields, startAddresses: sourceFields.startAddresses.optional(), paused: z.boolean().optional() })
+  .strictObject({
+    ...sourceFields,
+    startAddresses: sourceFields.startAddresses.optional(),
+    paused: z.boolean().optional(),
+  })
   .superRefine(checkAddresses);
 
 const noArgs = z.strictObject({});

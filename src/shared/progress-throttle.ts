@@ -30,12 +30,18 @@ export function throttleEvents(
   return {
     push(event, payload) {
       const progress = payload as CrawlProgress | null;
-      if (event === 'progress' && progress && typeof progress.crawlId === 'number' && progress.state === 'running') {
+      if (
+        event === 'progress' &&
+        progress &&
+        typeof progress.crawlId === 'number' &&
+        progress.state === 'running'
+      ) {
         pending.set(progress.crawlId, progress);
         timer ??= setTimeout(flush, intervalMs);
         return;
       }
-      if (event === 'progress' && progress && typeof progress.crawlId === 'number') pending.delete(progress.crawlId);
+      if (event === 'progress' && progress && typeof progress.crawlId === 'number')
+        pending.delete(progress.crawlId);
       flush();
       send(event, payload);
     },

@@ -75,8 +75,14 @@ describe('dispatch', () => {
       ok: false,
       error: { code: 'QUERY_SYNTAX', message: 'Unbalanced quote' },
     });
-    expect(await dispatch(handlers, 'status', {})).toMatchObject({ ok: false, error: { code: 'ENGINE_UNAVAILABLE' } });
-    expect(await dispatch(handlers, 'whoami', {})).toEqual({ ok: false, error: { code: 'INTERNAL', message: 'boom' } });
+    expect(await dispatch(handlers, 'status', {})).toMatchObject({
+      ok: false,
+      error: { code: 'ENGINE_UNAVAILABLE' },
+    });
+    expect(await dispatch(handlers, 'whoami', {})).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL', message: 'boom' },
+    });
   });
 });
 
@@ -86,7 +92,9 @@ describe('createClient', () => {
     const client = createClient(
       async (method, request) => {
         calls.push([method, request]);
-        return method === 'search' ? { ok: false, error: { code: 'QUERY_SYNTAX', message: 'bad' } } : { ok: true, value: [] };
+        return method === 'search'
+          ? { ok: false, error: { code: 'QUERY_SYNTAX', message: 'bad' } }
+          : { ok: true, value: [] };
       },
       () => () => {},
     );
@@ -127,8 +135,12 @@ describe('classifyAddress', () => {
   });
 
   it('is what the contract uses for addSource', () => {
-    expect(contract.addSource.request.safeParse({ kind: 'smb', startAddresses: ['\\\\nas\\docs'] }).success).toBe(true);
-    expect(contract.addSource.request.safeParse({ kind: 'smb', startAddresses: ['https://x.org'] }).success).toBe(false);
+    expect(
+      contract.addSource.request.safeParse({ kind: 'smb', startAddresses: ['\\\\nas\\docs'] }).success,
+    ).toBe(true);
+    expect(
+      contract.addSource.request.safeParse({ kind: 'smb', startAddresses: ['https://x.org'] }).success,
+    ).toBe(false);
   });
 });
 

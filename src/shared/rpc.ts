@@ -96,11 +96,17 @@ export function validateRequest(
   request: unknown,
 ): { ok: true; method: MethodName; request: unknown } | { ok: false; error: RpcError } {
   if (!isMethodName(method)) {
-    return { ok: false, error: { code: 'UNKNOWN_METHOD', message: `Unknown method: ${String(method).slice(0, 100)}` } };
+    return {
+      ok: false,
+      error: { code: 'UNKNOWN_METHOD', message: `Unknown method: ${String(method).slice(0, 100)}` },
+    };
   }
   const parsed = contract[method].request.safeParse(request === undefined ? {} : request);
   if (!parsed.success) {
-    return { ok: false, error: { code: 'BAD_REQUEST', message: `Invalid ${method} request: ${z.prettifyError(parsed.error)}` } };
+    return {
+      ok: false,
+      error: { code: 'BAD_REQUEST', message: `Invalid ${method} request: ${z.prettifyError(parsed.error)}` },
+    };
   }
   return { ok: true, method, request: parsed.data };
 }
@@ -109,7 +115,11 @@ export function validateRequest(
  * Serves one request: rejects unknown methods and invalid payloads, calls the handler, and wraps
  * the answer or the thrown error in an envelope. Never rejects.
  */
-export async function dispatch(handlers: Handlers, method: unknown, request: unknown): Promise<Result<unknown>> {
+export async function dispatch(
+  handlers: Handlers,
+  method: unknown,
+  request: unknown,
+): Promise<Result<unknown>> {
   const checked = validateRequest(method, request);
   if (!checked.ok) return checked;
   try {

@@ -79,7 +79,9 @@ export function bindService(service: TrawlService, hooks: BindingHooks): Service
     openItem: async ({ id, action }) => {
       const resolved = await (action === 'reveal' ? service.revealItem(id) : service.openItem(id));
       if (!resolved) return null;
-      const opened = hooks.openTarget ? await hooks.openTarget(resolved.kind, resolved.target, action) : false;
+      const opened = hooks.openTarget
+        ? await hooks.openTarget(resolved.kind, resolved.target, action)
+        : false;
       return { kind: resolved.kind, target: resolved.target, opened };
     },
     setCredential: async ({ id, secret }) => {
@@ -88,7 +90,8 @@ export function bindService(service: TrawlService, hooks: BindingHooks): Service
     },
     credentialIds: () => service.credentialIds(),
     pickFolder: async () => {
-      if (!hooks.pickFolder) throw new TrawlError('UNSUPPORTED', 'No folder picker here: type the folder path');
+      if (!hooks.pickFolder)
+        throw new TrawlError('UNSUPPORTED', 'No folder picker here: type the folder path');
       return hooks.pickFolder();
     },
     hideWindow: () => {

@@ -11,7 +11,14 @@ describe('request guard', () => {
     expect(hostAllowed({ host: '127.0.0.1:4000' }, 4000)).toBe(true);
     expect(hostAllowed({ host: 'localhost:4000' }, 4000)).toBe(true);
     expect(hostAllowed({ host: 'LOCALHOST:4000' }, 4000)).toBe(true);
-    for (const host of ['127.0.0.1:4001', 'evil.example:4000', 'evil.example', '127.0.0.1', 'localhost.evil.example:4000', '']) {
+    for (const host of [
+      '127.0.0.1:4001',
+      'evil.example:4000',
+      'evil.example',
+      '127.0.0.1',
+      'localhost.evil.example:4000',
+      '',
+    ]) {
       expect(hostAllowed({ host }, 4000), host).toBe(false);
     }
     expect(hostAllowed({}, 4000)).toBe(false);
@@ -19,7 +26,9 @@ describe('request guard', () => {
 
   it('rejects other origins and cross-site fetch metadata', () => {
     expect(originAllowed({}, 4000)).toBe(true);
-    expect(originAllowed({ origin: 'http://127.0.0.1:4000', 'sec-fetch-site': 'same-origin' }, 4000)).toBe(true);
+    expect(originAllowed({ origin: 'http://127.0.0.1:4000', 'sec-fetch-site': 'same-origin' }, 4000)).toBe(
+      true,
+    );
     expect(originAllowed({ origin: 'http://localhost:4000' }, 4000)).toBe(true);
     expect(originAllowed({ origin: 'https://evil.example' }, 4000)).toBe(false);
     expect(originAllowed({ origin: 'null' }, 4000)).toBe(false);
@@ -63,13 +72,24 @@ describe('static files', () => {
 
   it('never leaves the root', async () => {
     const index = fs.readFileSync(path.join(root, 'index.html'), 'utf8');
-    for (const p of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/hostname', '/assets/..%2f..%2f..%2fetc%2fpasswd']) {
+    for (const p of [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/hostname',
+      '/assets/..%2f..%2f..%2fetc%2fpasswd',
+    ]) {
       const file = await readStaticFile(root, p);
       expect(file === null || file.body.toString() === index, p).toBe(true);
     }
     fs.writeFileSync(path.join(outside, 'x.js'), 'outside');
     const rel = path.relative(root, path.join(outside, 'x.js'));
-    for (const p of [`/${rel}`, `/assets/${encodeURIComponent('../' + rel)}`, '/assets/link.js', '/..\\..\\x.js', '/%00.js', '/%E0%A4%A']) {
+    for (const p of [
+      `/${rel}`,
+      `/assets/${encodeURIComponent('../' + rel)}`,
+      '/assets/link.js',
+      '/..\\..\\x.js',
+      '/%00.js',
+      '/%E0%A4%A',
+    ]) {
       expect(await readStaticFile(root, p), p).toBe(null);
     }
   });
@@ -80,6 +100,9 @@ describe('opener', () => {
     expect(openerCommand('/d/a b.pdf', 'open', 'linux')).toEqual(['xdg-open', ['/d/a b.pdf']]);
     expect(openerCommand('/d/a b.pdf', 'reveal', 'linux')).toEqual(['xdg-open', ['/d']]);
     expect(openerCommand('/d/a.pdf', 'reveal', 'darwin')).toEqual(['open', ['-R', '/d/a.pdf']]);
-    expect(openerCommand('C:\\d\\a.pdf', 'reveal', 'win32')).toEqual(['explorer.exe', ['/select,C:\\d\\a.pdf']]);
+    expect(openerCommand('C:\\d\\a.pdf', 'reveal', 'win32')).toEqual([
+      'explorer.exe',
+      ['/select,C:\\d\\a.pdf'],
+    ]);
   });
 });

@@ -84,7 +84,12 @@ function baseHeaders(csp: string): Record<string, string> {
   };
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: Result<unknown>, extra: Record<string, string> = {}): void {
+function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: Result<unknown>,
+  extra: Record<string, string> = {},
+): void {
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...baseHeaders(API_CSP),
@@ -96,7 +101,13 @@ function sendJson(res: http.ServerResponse, status: number, body: Result<unknown
   res.end(json);
 }
 
-function sendError(res: http.ServerResponse, code: ErrorCode, message: string, status = STATUS[code], extra?: Record<string, string>): void {
+function sendError(
+  res: http.ServerResponse,
+  code: ErrorCode,
+  message: string,
+  status = STATUS[code],
+  extra?: Record<string, string>,
+): void {
   sendJson(res, status, { ok: false, error: { code, message } }, extra);
 }
 
@@ -143,7 +154,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       canPickFolder: false,
       canOpenFiles: opts.openFiles === true,
     },
-    openTarget: async (kind, target, action) => (kind === 'file' && opts.openFiles === true ? openLocalFile(target, action) : false),
+    openTarget: async (kind, target, action) =>
+      kind === 'file' && opts.openFiles === true ? openLocalFile(target, action) : false,
   });
   const streams = new Set<http.ServerResponse>();
   const sockets = new Set<Socket>();
@@ -174,21 +186,35 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     res.on('close', end);
   };
 
-  const serveApi = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> => {
-    if (!originAllowed(req.headers, port)) return sendError(res, 'FORBIDDEN', 'Cross-origin requests are not allowed');
+  const serveApi = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    pathname: string,
+  ): Promise<void> => {
+    if (!originAllowed(req.headers, port))
+      return sendError(res, 'FORBIDDEN', 'Cross-origin requests are not allowed');
     if (!tokenMatches(req.headers, token)) {
-      return sendError(res, 'UNAUTHORIZED', 'Missing or wrong token: open the URL printed by `trawl serve`', 401, {
-        'WWW-Authenticate': 'Bearer realm="trawl"',
-      });
+      return sendError(
+        res,
+        'UNAUTHORIZED',
+        'Missing or wrong token: open the URL printed by `trawl serve`',
+        401,
+        {
+          'WWW-Authenticate': 'Bearer realm="trawl"',
+        },
+      );
     }
     const method = pathname.slice('/api/'.length);
     if (method === 'events') {
-      if (req.method !== 'GET') return sendError(res, 'BAD_REQUEST', 'Use GET for the event stream', 405, { Allow: 'GET' });
+      if (req.method !== 'GET')
+        return sendError(res, 'BAD_REQUEST', 'Use GET for the event stream', 405, { Allow: 'GET' });
       return serveEvents(req, res);
     }
-    if (req.method !== 'POST') return sendError(res, 'BAD_REQUEST', 'Use POST with a JSON body', 405, { Allow: 'POST' });
+    if (req.method !== 'POST')
+      return sendError(res, 'BAD_REQUEST', 'Use POST with a JSON body', 405, { Allow: 'POST' });
     const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (contentType !== 'application/json') return sendError(res, 'BAD_REQUEST', 'Content-Type must be application/json', 415);
+    if (contentType !== 'application/json')
+      return sendError(res, 'BAD_REQUEST', 'Content-Type must be application/json', 415);
     let payload: unknown;
     try {
       const text = await readBody(req);
@@ -201,14 +227,20 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     sendJson(res, result.ok ? 200 : STATUS[result.error.code], result);
   };
 
-  const serveStatic = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> => {
+  const serveStatic = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    pathname: string,
+  ): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendError(res, 'BAD_REQUEST', 'Method not allowed', 405, { Allow: 'GET, HEAD' });
     }
     const file = await readStaticFile(opts.staticDir, pathname);
     if (!file) {
       res.writeHead(404, { ...baseHeaders(UI_CSP), 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(pathname === '/' ? 'The UI is not built: run `npm run build` (or `npm start`).\n' : 'Not found\n');
+      res.end(
+        pathname === '/' ? 'The UI is not built: run `npm run build` (or `npm start`).\n' : 'Not found\n',
+      );
       return;
     }
     res.writeHead(200, {

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { highlightTerms, parseMarkedSnippet, splitByRanges, unescapeHtml } from './marked-text.js';
 import { shortenPath } from './format.js';
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escape = (s: string) =>
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 describe('parseMarkedSnippet', () => {
   it('only <mark> is structure; every other tag stays literal text', () => {
@@ -13,17 +19,29 @@ describe('parseMarkedSnippet', () => {
       { text: ' <img onerror=x> <b>b</b> &amp;', hit: false },
     ]);
     expect(parseMarkedSnippet('<MARK>x</MARK>')).toEqual([{ text: '<MARK>x</MARK>', hit: false }]);
-    expect(parseMarkedSnippet('&#x3c;script&#62; &bogus; &#0;')).toEqual([{ text: '<script> &bogus; &#0;', hit: false }]);
+    expect(parseMarkedSnippet('&#x3c;script&#62; &bogus; &#0;')).toEqual([
+      { text: '<script> &bogus; &#0;', hit: false },
+    ]);
   });
 
   it('round-trips any escaped text with marks around chosen parts (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.string(), fc.boolean()), { maxLength: 8 }), (parts) => {
-        const html = parts.map(([text, hit]) => (hit ? `<mark>${escape(text)}</mark>` : escape(text))).join('');
+        const html = parts
+          .map(([text, hit]) => (hit ? `<mark>${escape(text)}</mark>` : escape(text)))
+          .join('');
         const segments = parseMarkedSnippet(html);
         expect(segments.map((s) => s.text).join('')).toBe(parts.map(([t]) => t).join(''));
-        const marked = parts.filter(([t, hit]) => hit && t !== '').map(([t]) => t).join('');
-        expect(segments.filter((s) => s.hit).map((s) => s.text).join('')).toBe(marked);
+        const marked = parts
+          .filter(([t, hit]) => hit && t !== '')
+          .map(([t]) => t)
+          .join('');
+        expect(
+          segments
+            .filter((s) => s.hit)
+            .map((s) => s.text)
+            .join(''),
+        ).toBe(marked);
       }),
     );
   });
@@ -35,7 +53,15 @@ describe('parseMarkedSnippet', () => {
 
 describe('splitByRanges', () => {
   it('normalises unsorted, overlapping and out-of-range ranges', () => {
-    expect(splitByRanges('hello world', [[6, 11], [0, 2], [1, 4], [20, 30], [5, 5]])).toEqual([
+    expect(
+      splitByRanges('hello world', [
+        [6, 11],
+        [0, 2],
+        [1, 4],
+        [20, 30],
+        [5, 5],
+      ]),
+    ).toEqual([
       { text: 'hell', hit: true },
       { text: 'o ', hit: false },
       { text: 'world', hit: true },
