@@ -29,8 +29,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Start a server for `routes` (exact path incl. query → handler); unknown paths get 404. */
-export async function startTestServer(routes: Record<string, Route>, fallback?: Route): Promise<TestServer> {
+/**
+ * Start a server for `routes` (exact path incl. query → handler; `fallback` or 404 otherwise) on
+ * `host` (127.0.0.1 by default; `::1` for IPv6 loopback).
+ */
+export async function startTestServer(routes: Record<string, Route>, fallback?: Route, host = '127.0.0.1'): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const counts = new Map<string, number>();
   const sockets = new Set<net.Socket>();
@@ -50,11 +53,14 @@ export async function startTestServer(routes: Record<string, Route>, fallback?: 
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     requests,
     hits: (p) => requests.filter((r) => r.path === p),
     close: () =>

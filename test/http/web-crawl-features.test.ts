@@ -245,6 +245,19 @@ describe('scope details', () => {
     expect(seen.sort()).toEqual([`${s.origin}/`, `${s.origin}/a`, `${s.origin}/robots.txt`]);
   });
 
+  it('crawls an IPv6 loopback site', async () => {
+    let s: TestServer;
+    try {
+      s = await startTestServer({ '/': html('Six', 'ipsixword', ['/b']), '/b': html('B', 'x') }, undefined, '::1');
+    } catch {
+      return void console.warn('no IPv6 loopback here: the [::1] crawl test is skipped');
+    }
+    servers.push(s);
+    const { sourceId } = await crawl([`${s.origin}/`]);
+    expect(indexedUrls(service, sourceId)).toEqual([`${s.origin}/`, `${s.origin}/b`]);
+    expect(s.hits('/robots.txt')).toHaveLength(1);
+  });
+
   it('refuses invalid settings before fetching anything', async () => {
     const s = await serve({ '/': raw('text/html', 'x') });
     const { record } = await crawl([`${s.origin}/`], { maxHops: -3 } as HttpSettingsInput);
