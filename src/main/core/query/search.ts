@@ -17,6 +17,7 @@ import { DEFAULT_WEIGHTS } from './default-weights.js';
 import { HitMatcher, makeSnippet, markHits, escapeHtml, type Hit } from './highlight.js';
 import { compileQuery, type CompiledQuery, type SqlCondition } from './query-compiler.js';
 import { parseQuery, QuerySyntaxError } from './query-parser.js';
+import { dataStamp } from './data-stamp.js';
 
 export { QuerySyntaxError } from './query-parser.js';
 export { suggest } from './suggest.js';
@@ -54,6 +55,19 @@ const SNIPPET_HEAD_BYTES = 12 * 1024;
 const SNIPPET_MAX_BYTES = 256 * 1024;
 
 const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** Responses kept per database handle; all are dropped when the index changes. */
+const RESULT_CACHE_SIZE = 200;
+const resultCaches = new WeakMap<Db, { stamp: string; entries: Map<string, SearchResponse> }>();
+
+function resultCacheFor(db: Db, stamp: string): Map<string, SearchResponse> {
+  let c = resultCaches.get(db);
+  if (!c || c.stamp !== stamp) {
+    c = { stamp, entries: new Map() };
+    resultCaches.set(db, c);
+  }
+  return c.entries;
+}
 
 function prepared(db: Db, sql: string): Database.Statement {
   let cache = statementCache.get(db);
@@ -105,6 +119,13 @@ interface PageRow {
   score: number;
 }
 
+/**
+ * Above this many full-text matches, SQL conditions (trimming, filters) are applied as a set of
+ * document ids built from the small `documents` indexes rather than by joining every match to its
+ * (large) `documents` row.
+ */
+const ID_SET_MIN_MATCHES = 1000;
+
 /** One pass (strict or relaxed) of a query: its total and one page of ids. */
 function runPass(
   db: Db,
@@ -116,45 +137,57 @@ function runPass(
   offset: number,
   wantPage: boolean,
 ): { total: number; rows: PageRow[] } {
-  const where = conditions.map((c) => c.sql);
+  const where = conditions.map((c) => c.sql).join(' AND ');
   const params = conditions.flatMap((c) => c.params);
-  let total: number;
-  let rows: PageRow[] = [];
-  if (match !== null) {
-    if (where.length === 0) {
-      total = (prepared(db, 'SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }).n;
-    } else {
-      const sql = `SELECT count(*) AS n FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where.join(' AND ')}`;
-      total = (prepared(db, sql).get(match, ...params) as { n: number }).n;
-    }
-    if (wantPage && limit > 0 && offset < total) {
-      const relevance = !sort || sort === 'relevance';
-      const needsJoin = where.length > 0 || !relevance || (ctx.weightsBySource?.size ?? 0) > 0;
-      const rank = rankSql(ctx);
-      let sql: string;
-      if (!needsJoin) {
-        sql = `SELECT fts.rowid AS id, ${rank} AS score FROM fts WHERE fts MATCH ? ORDER BY score, id LIMIT ? OFFSET ?`;
-      } else {
-        const cond = where.length > 0 ? ` AND ${where.join(' AND ')}` : '';
-        sql = `SELECT d.id AS id, ${rank} AS score FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${cond} ORDER BY ${orderSql(sort, true)} LIMIT ? OFFSET ?`;
-      }
-      rows = prepared(db, sql).all(match, ...params, limit, offset) as PageRow[];
-    }
+  const wantRows = wantPage && limit > 0;
+  if (match === null) {
+    const cond = where ? `WHERE ${where}` : '';
+    const total = (
+      prepared(db, `SELECT count(*) AS n FROM documents d ${cond}`).get(...params) as { n: number }
+    ).n;
+    if (!wantRows || offset >= total) return { total, rows: [] };
+    const sql = `SELECT d.id AS id, 0 AS score FROM documents d ${cond} ORDER BY ${orderSql(sort)} LIMIT ? OFFSET ?`;
+    return { total, rows: prepared(db, sql).all(...params, limit, offset) as PageRow[] };
+  }
+
+  const matches = (
+    prepared(db, 'SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }
+  ).n;
+  let total = matches;
+  const idSet = where !== '' && matches > ID_SET_MIN_MATCHES;
+  const setFilter = `+fts.rowid IN (SELECT d.id FROM documents d WHERE ${where})`;
+  if (where !== '' && matches > 0) {
+    const sql = idSet
+      ? `SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND ${setFilter}`
+      : `SELECT count(*) AS n FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
+    total = (prepared(db, sql).get(match, ...params) as { n: number }).n;
+  }
+  if (!wantRows || offset >= total) return { total, rows: [] };
+
+  let sql: string;
+  if (sort === 'date' || sort === 'name') {
+    // Walk the date or name index and stop after one page, instead of ranking every match.
+    const cond = where ? ` AND ${where}` : '';
+    sql = `SELECT d.id AS id, 0 AS score FROM documents d WHERE +d.id IN (SELECT rowid FROM fts WHERE fts MATCH ?)${cond} ORDER BY ${orderSql(sort)} LIMIT ? OFFSET ?`;
   } else {
-    const cond = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    total = (prepared(db, `SELECT count(*) AS n FROM documents d ${cond}`).get(...params) as { n: number }).n;
-    if (wantPage && limit > 0 && offset < total) {
-      const sql = `SELECT d.id AS id, 0 AS score FROM documents d ${cond} ORDER BY ${orderSql(sort, false)} LIMIT ? OFFSET ?`;
-      rows = prepared(db, sql).all(...params, limit, offset) as PageRow[];
+    const rank = rankSql(ctx);
+    if ((ctx.weightsBySource?.size ?? 0) > 0) {
+      const cond = where ? ` AND ${where}` : '';
+      sql = `SELECT d.id AS id, ${rank} AS score FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${cond} ORDER BY score, d.id LIMIT ? OFFSET ?`;
+    } else if (where === '') {
+      sql = `SELECT fts.rowid AS id, ${rank} AS score FROM fts WHERE fts MATCH ? ORDER BY score, id LIMIT ? OFFSET ?`;
+    } else if (idSet) {
+      sql = `SELECT fts.rowid AS id, ${rank} AS score FROM fts WHERE fts MATCH ? AND ${setFilter} ORDER BY score, id LIMIT ? OFFSET ?`;
+    } else {
+      sql = `SELECT d.id AS id, ${rank} AS score FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where} ORDER BY score, d.id LIMIT ? OFFSET ?`;
     }
   }
-  return { total, rows };
+  return { total, rows: prepared(db, sql).all(match, ...params, limit, offset) as PageRow[] };
 }
 
-function orderSql(sort: SearchRequest['sort'], ranked: boolean): string {
+function orderSql(sort: SearchRequest['sort']): string {
   if (sort === 'name') return 'd.name COLLATE NOCASE, d.id';
-  if (sort === 'date' || !ranked) return 'd.mtime DESC, d.id DESC';
-  return 'score, d.id';
+  return 'd.mtime DESC, d.id DESC';
 }
 
 function requestConditions(req: SearchRequest): SqlCondition[] {
@@ -252,6 +285,24 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
   const acl = aclCondition(ctx.acl);
   if (acl) conditions.push(acl);
 
+  const cacheKey = JSON.stringify([
+    q.match,
+    q.relaxedMatch,
+    conditions,
+    q.highlight,
+    req.sort ?? 'relevance',
+    limit,
+    offset,
+    rankSql(ctx),
+  ]);
+  const cache = resultCacheFor(db, dataStamp(db, ctx.generation));
+  const cached = cache.get(cacheKey);
+  if (cached) {
+    cache.delete(cacheKey);
+    cache.set(cacheKey, cached);
+    return { ...structuredClone(cached), tookMs: performance.now() - t0 };
+  }
+
   const strict = runPass(db, q.match, conditions, ctx, req.sort, limit, offset, true);
   let total = strict.total;
   const pages: { rows: PageRow[]; partial: boolean }[] = [{ rows: strict.rows, partial: false }];
@@ -291,8 +342,11 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
       hits.push(hit);
     }
   }
-  const res: SearchResponse = { total, hits, tookMs: performance.now() - t0, terms: q.terms };
+  const res: SearchResponse = { total, hits, tookMs: 0, terms: q.terms };
   if (relaxed) res.relaxed = true;
+  if (cache.size >= RESULT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(cacheKey, structuredClone(res));
+  res.tookMs = performance.now() - t0;
   return res;
 }
 

@@ -10,8 +10,10 @@
  * detected by `ctx.generation`, SQLite's `data_version` (commits by other connections) and
  * `total_changes()` (commits by this one).
  */
-import MiniSearch, { type SearchResult } from 'minisearch';
+import MiniSearch from 'minisearch';
 import type { Db } from '../index/database.js';
+import { dataStamp } from './data-stamp.js';
+import { isStopWord } from './stop-words.js';
 import type { SearchContext } from './search.js';
 
 interface Entry {
@@ -27,19 +29,15 @@ interface Entry {
 interface SuggestIndex {
   stamp: string;
   ms: MiniSearch<Entry>;
+  /** Vocabulary entries sorted by text, for exact prefix completion by binary search. */
+  terms: Entry[];
 }
 
 const indexes = new WeakMap<Db, SuggestIndex>();
 
 const TOKEN_SPLIT = /[\n\r\p{Z}\p{P}\p{S}]+/u;
 
-function stampOf(db: Db, ctx: SearchContext): string {
-  const row = db.prepare('SELECT total_changes() AS c').get() as { c: number };
-  const version = db.pragma('data_version', { simple: true }) as number;
-  return `${ctx.generation ?? ''}|${version}|${row.c}`;
-}
-
-function build(db: Db): MiniSearch<Entry> {
+function build(db: Db, stamp: string): SuggestIndex {
   const terms = new Map<string, { pub: boolean; acls: Set<number>; df: number }>();
   const titles = new Map<string, { pub: boolean; acls: Set<number>; df: number }>();
   const note = (
@@ -92,23 +90,48 @@ function build(db: Db): MiniSearch<Entry> {
   for (const [text, e] of titles)
     docs.push({ id: id++, text, kind: 'title', pub: e.pub, acls: [...e.acls], df: e.df });
   ms.addAll(docs);
-  return ms;
+  const sorted = docs
+    .filter((d) => d.kind === 'term')
+    .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+  return { stamp, ms, terms: sorted };
 }
 
-function indexFor(db: Db, ctx: SearchContext): MiniSearch<Entry> {
-  const stamp = stampOf(db, ctx);
+function indexFor(db: Db, ctx: SearchContext): SuggestIndex {
+  const stamp = dataStamp(db, ctx.generation);
   const cached = indexes.get(db);
-  if (cached && cached.stamp === stamp) return cached.ms;
-  const ms = build(db);
-  // Building runs queries only, so the stamp it started from is still current.
-  indexes.set(db, { stamp, ms });
-  return ms;
+  if (cached && cached.stamp === stamp) return cached;
+  // Building only reads, so the stamp it started from is still current.
+  const index = build(db, stamp);
+  indexes.set(db, index);
+  return index;
 }
 
-function visibility(ctx: SearchContext): (r: SearchResult) => boolean {
+/** Visible vocabulary entries starting with `prefix`, most frequent first. */
+function prefixCompletions(
+  terms: Entry[],
+  prefix: string,
+  visible: (e: Entry) => boolean,
+  limit: number,
+): Entry[] {
+  let lo = 0;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (terms[mid].text < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  const found: Entry[] = [];
+  for (let i = lo; i < terms.length && terms[i].text.startsWith(prefix); i++) {
+    if (visible(terms[i])) found.push(terms[i]);
+  }
+  found.sort((a, b) => b.df - a.df || a.text.length - b.text.length);
+  return found.slice(0, limit);
+}
+
+function visibility(ctx: SearchContext): (r: Entry) => boolean {
   if (ctx.acl.mode === 'all') return () => true;
   const allowed = new Set(ctx.acl.aclIds.map(Number));
-  return (r) => r.pub === true || (r.acls as number[]).some((a) => allowed.has(a));
+  return (r) => r.pub || r.acls.some((a) => allowed.has(a));
 }
 
 /**
@@ -122,34 +145,48 @@ export function suggest(db: Db, prefix: string, ctx: SearchContext, limit = 8): 
   const typed = prefix.replace(/\s+/g, ' ').trimStart();
   const words = typed.split(TOKEN_SPLIT).filter((w) => w.length > 0);
   if (words.length === 0 || limit <= 0) return [];
-  const ms = indexFor(db, ctx);
+  const { ms, terms } = indexFor(db, ctx);
   const visible = visibility(ctx);
   const last = words[words.length - 1];
+  const lastLower = last.toLowerCase();
   const endsWithSpace = /\s$/.test(prefix);
-  const head = typed.slice(0, typed.toLowerCase().lastIndexOf(last.toLowerCase()));
+  const head = typed.slice(0, typed.toLowerCase().lastIndexOf(lastLower));
   const fuzzy = (term: string): number | false => (term.length >= 4 ? 0.2 : false);
 
   const completions: string[] = [];
   if (!endsWithSpace) {
-    const found = ms.search(last, {
-      prefix: true,
-      fuzzy,
-      filter: (r) => r.kind === 'term' && visible(r),
-      boostDocument: (_id, _term, stored) => Math.log2(2 + Number(stored?.df ?? 0)),
-    });
-    for (const r of found) {
-      const text = `${head}${String(r.text)}`;
+    const exact = prefixCompletions(terms, lastLower, visible, limit);
+    const found = exact.map((e) => e.text);
+    if (found.length < limit && lastLower.length >= 4) {
+      // Typo-tolerant matches only for longer words: short ones would match half the vocabulary.
+      const fuzzyFound = ms.search(lastLower, {
+        fields: ['text'],
+        prefix: true,
+        fuzzy,
+        filter: (r) => r.kind === 'term' && visible(r as unknown as Entry),
+        boostDocument: (_id, _term, stored) => Math.log2(2 + Number(stored?.df ?? 0)),
+      });
+      for (const r of fuzzyFound.slice(0, limit)) found.push(String(r.text));
+    }
+    for (const t of found) {
+      const text = `${head}${t}`;
       if (text.toLowerCase() !== typed.toLowerCase()) completions.push(text);
     }
   }
-  const titles = ms
-    .search(typed, {
-      prefix: (_t, i, all) => i === all.length - 1,
-      fuzzy,
-      combineWith: 'AND',
-      filter: (r) => r.kind === 'title' && visible(r),
-    })
-    .map((r) => String(r.text));
+  const titles =
+    typed.replace(/\s+/g, '').length >= 3
+      ? ms
+          .search(typed, {
+            prefix: (_t, i, all) => i === all.length - 1,
+            fuzzy,
+            combineWith: 'AND',
+            filter: (r) => r.kind === 'title' && visible(r as unknown as Entry),
+            // Stop words would match most titles and cost more than they narrow.
+            processTerm: (t) => (isStopWord(t) ? null : t.toLowerCase()),
+          })
+          .slice(0, limit)
+          .map((r) => String(r.text))
+      : [];
 
   const out: string[] = [];
   const seen = new Set<string>();
