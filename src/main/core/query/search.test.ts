@@ -451,6 +451,42 @@ describe('security trimming', () => {
     expect(r.total).toBe(1);
   });
 
+  it('trims large match sets (the id-set path) exactly, in every sort order', () => {
+    const bulk = db.transaction(() => {
+      const made: { id: number; acl: number | null; mtime: number }[] = [];
+      for (let i = 0; i < 1_500; i++) {
+        const acl = i % 3 === 0 ? null : i % 3 === 1 ? aclA : aclB;
+        const mtime = day(2020, 1, 1) + i * 3_600_000;
+        made.push({
+          id: addDoc(sdb, { title: `bulk ${i}`, text: `bulkword item ${i}`, aclId: acl, mtime }),
+          acl,
+          mtime,
+        });
+      }
+      return made;
+    });
+    const made = bulk();
+    const visibleToA = made.filter((m) => m.acl === null || m.acl === aclA);
+    for (const sort of ['relevance', 'date', 'name'] as const) {
+      const r = search(sdb, { query: 'bulkword', sort, limit: 50 }, as([aclA]));
+      expect(r.total).toBe(visibleToA.length);
+      const allowed = new Set(visibleToA.map((m) => m.id));
+      expect(r.hits.every((h) => allowed.has(h.id))).toBe(true);
+      expect(r.hits).toHaveLength(50);
+    }
+    const newest = search(sdb, { query: 'bulkword', sort: 'date', limit: 3 }, as([aclA])).hits.map(
+      (h) => h.id,
+    );
+    expect(newest).toEqual(
+      [...visibleToA]
+        .sort((a, b) => b.mtime - a.mtime)
+        .slice(0, 3)
+        .map((m) => m.id),
+    );
+    expect(search(sdb, { query: 'bulkword' }, as([])).total).toBe(made.filter((m) => m.acl === null).length);
+    expect(search(sdb, { query: 'bulkword', types: ['txt'] }, as([aclB])).total).toBe(1_000);
+  });
+
   it('preview of a hidden id looks exactly like a missing id', () => {
     expect(preview(sdb, seeded.b, 'budget', as([aclA]))).toBeNull();
     expect(preview(sdb, 999_999, 'budget', as([aclA]))).toBeNull();
