@@ -258,6 +258,23 @@ describe('scope details', () => {
     expect(s.hits('/robots.txt')).toHaveLength(1);
   });
 
+  it('ends the crawl as failed when the index cannot be written', async () => {
+    const dir = tempDir();
+    const broken = makeWebService(dir);
+    try {
+      broken.service.db.exec(`CREATE TRIGGER no_space BEFORE INSERT ON documents BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+      const s = await serve({ '/': html('Home', 'x', ['/a', '/b']), '/a': html('A', 'x'), '/b': html('B', 'x') });
+      const id = broken.service.addSource({ startAddresses: [`${s.origin}/`], settings: { http: FAST } }).id;
+      const [record] = await broken.service.crawl({ sourceId: id, mode: 'full' });
+      expect(record.status).toBe('failed');
+      expect(record.error).toMatch(/disk is full/);
+      expect(s.hits('/a')).toHaveLength(0);
+    } finally {
+      await broken.service.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses invalid settings before fetching anything', async () => {
     const s = await serve({ '/': raw('text/html', 'x') });
     const { record } = await crawl([`${s.origin}/`], { maxHops: -3 } as HttpSettingsInput);

@@ -50,7 +50,8 @@ export interface WebCrawlDeps {
  * unavailable. A stop (signal) ends the crawl, keeps what was written and deletes nothing.
  *
  * Never throws for per-URL problems (each URL gets one log line); throws HttpSettingsError for
- * invalid settings before anything is fetched.
+ * invalid settings before anything is fetched, and rethrows a failure of the index writer after
+ * the fetches in flight have settled (nothing is swept then).
  */
 export async function crawlWeb(session: CrawlSession, extractor: ContentExtractor, ctx: HandlerContext, deps: WebCrawlDeps): Promise<void> {
   const crawl = new WebCrawl(session, extractor, ctx, deps, resolveHttpSettings(session.source.settings.http));
@@ -80,6 +81,7 @@ class WebCrawl {
   private budgetHit = false;
   private sitemapsRead = 0;
   private rr = 0;
+  private fatal: Error | null = null;
 
   constructor(
     private readonly session: CrawlSession,
@@ -88,6 +90,8 @@ class WebCrawl {
     private readonly deps: WebCrawlDeps,
     private readonly settings: HttpSettings,
   ) {
+    // The source-wide max file size caps web documents too.
+    settings.maxDocumentBytes = Math.min(settings.maxDocumentBytes, session.source.settings.maxFileSize || Number.POSITIVE_INFINITY);
     this.scope = new UrlScope(session.source, settings);
     this.fetcher = new HttpFetcher(settings);
     this.agent = productToken(settings.userAgent);
@@ -131,6 +135,7 @@ class WebCrawl {
     } finally {
       this.signal.removeEventListener('abort', onAbort);
     }
+    if (this.fatal) throw this.fatal;
     if (this.signal.aborted) return;
     this.sweep();
     this.session.tick(true);
@@ -147,7 +152,7 @@ class WebCrawl {
 
   private async loop(): Promise<void> {
     for (;;) {
-      if (this.signal.aborted) break;
+      if (this.signal.aborted || this.fatal) break;
       const now = Date.now();
       let earliest = Number.POSITIVE_INFINITY;
       let pending = false;
@@ -200,7 +205,8 @@ class WebCrawl {
     if (this.settings.perHostConnections === 1) host.nextAt = Number.POSITIVE_INFINITY;
     void task()
       .catch((e: unknown) => {
-        if (!this.signal.aborted) this.session.log({ url: host.origin, outcome: 'failed', reason: `internal error: ${(e as Error).message}` });
+        // Per-URL problems never throw; what does (the index database failing) ends the crawl.
+        this.fatal ??= e instanceof Error ? e : new Error(String(e));
       })
       .finally(() => {
         this.inFlight--;
