@@ -1,41 +1,15 @@
 /**
- * Web crawl benchmark: a generated ~1,000-page static site on a local nginx, crawled with the
- * `fast` profile (no politeness delays), indexing included — then re-crawled incrementally (all
- * 304s). `BENCH_WEB_PAGES` overrides the page count.
+ * Web crawl benchmark: a generated ~1,000-page static site on a local nginx, crawled through the
+ * engine's composition root (`TrawlService.open`) with the `fast` profile (no politeness delays),
+ * indexing included — then re-crawled incrementally (all 304s). `BENCH_WEB_PAGES` overrides the
+ * page count.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TrawlService } from '../src/main/core/service.js';
-import { openDatabase } from '../src/main/core/index/database.js';
-import { HandlerRegistry } from '../src/main/core/sources/registry.js';
-import { FileCredentialStore } from '../src/main/core/credential-store.js';
-import { basicSecurity } from '../src/main/core/security/basic-security.js';
-import { createFilterRunner } from '../src/main/core/filters/filter-runner.js';
-import { pickFilter } from '../src/main/core/filters/filter-table.js';
-import { createHttpHandler } from '../src/main/core/sources/http/http-handler.js';
 import { findNginx, startNginx } from '../test/http/nginx-server.js';
 import { writeSite } from '../test/http/site-fixtures.js';
-
-/** The engine as `createEngine` composes it, with the website handler registered. */
-function webEngine(dataDir: string): TrawlService {
-  const runner = createFilterRunner();
-  return new TrawlService({
-    dataDir,
-    db: openDatabase(dataDir),
-    handlers: new HandlerRegistry().register(createHttpHandler()),
-    extractor: {
-      pick: (ext, mime) => {
-        const spec = pickFilter(ext, mime);
-        return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === 'metadata' };
-      },
-      run: (input) => runner.run(input),
-      close: () => runner.close(),
-    },
-    security: basicSecurity(),
-    credentials: new FileCredentialStore(dataDir),
-  });
-}
 
 /** Crawl the site fully, then incrementally; figures per crawl. */
 export async function run(): Promise<Record<string, number | string>> {
@@ -43,10 +17,9 @@ export async function run(): Promise<Record<string, number | string>> {
   const pagesWanted = Number(process.env.BENCH_WEB_PAGES ?? 1000);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-bench-web-'));
   const siteRoot = path.join(work, 'site');
-  const dataDir = path.join(work, 'data');
   const pages = writeSite(siteRoot, pagesWanted);
   const nginx = await startNginx(siteRoot);
-  const service = webEngine(dataDir);
+  const service = await TrawlService.open({ dataDir: path.join(work, 'data') });
   try {
     const source = service.addSource({ startAddresses: [`${nginx.origin}/`], settings: { http: { profile: 'fast' } } });
     let t0 = performance.now();

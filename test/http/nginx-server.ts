@@ -12,9 +12,11 @@ import path from 'node:path';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx', '/usr/bin/nginx'];
 
-/** Path of the nginx binary, or null when it is not installed. */
+/** Path of the nginx binary (`TRAWL_NGINX` overrides; `none` = pretend it is missing), or null. */
 export function findNginx(): string | null {
-  for (const c of CANDIDATES) {
+  const forced = process.env.TRAWL_NGINX;
+  if (forced === 'none') return null;
+  for (const c of forced ? [forced] : CANDIDATES) {
     try {
       fs.accessSync(c, fs.constants.X_OK);
       return c;

@@ -2,21 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrawlService } from '../../src/main/core/service.js';
-import { findNginx, startNginx, type NginxServer } from './nginx-server.js';
+import { startNginx, type NginxServer } from './nginx-server.js';
+import { nginxForTests } from './nginx-required.js';
 import { pageWord, rewritePage, writeSite, type SitePage } from './site-fixtures.js';
 import { crawlLog, indexedUrls, makeWebService, tempDir } from './web-harness.js';
 
-const NGINX = findNginx();
+const NGINX = nginxForTests();
 const PAGES = 60;
-
-if (!NGINX && process.env.CI === 'true') {
-  describe('nginx', () => {
-    it('is installed (required when CI=true)', () => {
-      throw new Error('nginx is not installed: apt-get install -y nginx (the web crawl tests need a real nginx)');
-    });
-  });
-}
-if (!NGINX) console.warn('skipping the nginx web crawl tests: nginx is not installed (apt-get install -y nginx)');
 
 /** The URL a page is reached at (`…/index.html` is linked as its folder). */
 function urlOf(origin: string, p: SitePage): string {

@@ -7,7 +7,7 @@ import { HandlerRegistry } from '../../src/main/core/sources/registry.js';
 import { FileCredentialStore, type CredentialStore } from '../../src/main/core/credential-store.js';
 import { basicSecurity } from '../../src/main/core/security/basic-security.js';
 import { createFilterRunner } from '../../src/main/core/filters/filter-runner.js';
-import { pickFilter } from '../../src/main/core/filters/filter-table.js';
+import { createContentExtractor } from '../../src/main/core/filters/content-extractor.js';
 import type { ContentExtractor } from '../../src/main/core/crawl/tree-crawler.js';
 import type { CrawlLogEntry } from '../../src/main/core/model.js';
 import { createHttpHandler } from '../../src/main/core/sources/http/http-handler.js';
@@ -19,22 +19,20 @@ export function tempDir(prefix = 'trawl-web-'): string {
 }
 
 /**
- * A real service (real SQLite file, real filter workers, the real http handler) whose extractor
- * records every URL it filtered, so tests can prove what was (not) re-indexed.
+ * A real service (real SQLite file, the engine's content extractor over real filter workers, the
+ * real http handler) whose extractor records every URL it filtered, so tests can prove what was
+ * (not) re-indexed. `TrawlService.open` composes the same parts (see web-engine.test.ts).
  */
 export function makeWebService(dataDir: string, opts: { credentials?: CredentialStore; workers?: number } = {}) {
-  const runner = createFilterRunner({ workers: opts.workers ?? 1 });
+  const inner = createContentExtractor(createFilterRunner({ workers: opts.workers ?? 1 }));
   const filtered: string[] = [];
   const extractor: ContentExtractor & { close(): Promise<void> } = {
-    pick: (ext, mime) => {
-      const spec = pickFilter(ext, mime);
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === 'metadata' };
-    },
+    pick: (ext, mime) => inner.pick(ext, mime),
     run: (input) => {
       filtered.push(input.url);
-      return runner.run(input);
+      return inner.run(input);
     },
-    close: () => runner.close(),
+    close: () => inner.close(),
   };
   const robots = new RobotsCache();
   const service = new TrawlService({
