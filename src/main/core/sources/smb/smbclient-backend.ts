@@ -1,0 +1,510 @@
+/**
+ * The SMB back-end for Linux and macOS: Samba's `smbclient` in batch mode, never one process per
+ * file. Folders are listed by batches of `ls "dir\*"` commands per process (with `showacls ON`
+ * when DACLs are captured: the client then prints each entry's security descriptor), prefetching
+ * sub-folders breadth-first; without DACLs one `recurse ON; ls` process lists a whole tree. File
+ * bytes come from long-lived `get` sessions fed one command per file on stdin.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HandlerError } from '../handler.js';
+import { smbclientPath, smbService } from './smb-address.js';
+import type { SmbBackend, SmbTarget } from './smb-backend.js';
+import {
+  classifyGetLine,
+  ListingBatchParser,
+  RecursiveListingParser,
+  type ListingResult,
+  type SmbEntry,
+} from './smbclient-output.js';
+import { ClientCredentials, processFailure, startClient, type ClientProcess } from './smbclient-process.js';
+
+/** Tuning of {@link createSmbclientBackend}; the defaults suit a workstation. */
+export interface SmbclientOptions {
+  /** The smbclient binary (default `smbclient` on PATH). */
+  smbclient?: string;
+  /** Extra client arguments, e.g. `['-m', 'SMB3']` or `['--option=client min protocol=SMB3']`. */
+  extraArgs?: readonly string[];
+  /** Listing processes running at once (default 2). */
+  listProcesses?: number;
+  /** Folders per listing process (default 200). */
+  foldersPerBatch?: number;
+  /** Fewer queued folders than this wait for more unless the crawl asks for one (default 16). */
+  minBatch?: number;
+  /** Long-lived `get` sessions (default 2). */
+  readers?: number;
+  /** Prefetch pauses while this many listed entries wait to be asked for (default 20,000). */
+  prefetchLimit?: number;
+  /** A client that prints nothing this long while it owes answers is ended (default 60 s). */
+  idleTimeoutMs?: number;
+}
+
+/** A connection-level failure (login, share, server): it ends the session for good. */
+class SessionError extends HandlerError {}
+
+interface Folder {
+  path: string[];
+  key: string;
+  promise: Promise<SmbEntry[]>;
+  resolve: (e: SmbEntry[]) => void;
+  reject: (e: HandlerError) => void;
+  state: 'queued' | 'running' | 'done';
+  demanded: boolean;
+  size: number;
+}
+
+const folderKey = (p: readonly string[]): string => p.join('\u0000');
+
+/** Create the smbclient back-end for one share of one crawl. Throws HandlerError('auth') for unusable credentials. */
+export function createSmbclientBackend(target: SmbTarget, opts: SmbclientOptions = {}): SmbBackend {
+  return new SmbclientBackend(target, opts);
+}
+
+class SmbclientBackend implements SmbBackend {
+  private readonly creds: ClientCredentials;
+  private readonly bin: string;
+  private readonly live = new Set<ClientProcess>();
+  private fatal: HandlerError | null = null;
+  private contacted = false;
+  private closed = false;
+  private readonly folders = new Map<string, Folder>();
+  private readonly queue: Folder[] = [];
+  private running = 0;
+  private buffered = 0;
+  private readonly recursions: { root: string[]; done: boolean }[] = [];
+  private readers: ReadSession[] = [];
+  private nextReader = 0;
+  private tmpDir: string | null = null;
+  private tmpSeq = 0;
+  private readonly onAbort = (): void => this.fail(new HandlerError('io', 'the crawl was stopped'));
+
+  constructor(
+    private readonly target: SmbTarget,
+    private readonly opts: SmbclientOptions,
+  ) {
+    this.creds = new ClientCredentials(target.credential);
+    this.bin = opts.smbclient ?? 'smbclient';
+    target.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private args(extra: readonly string[]): string[] {
+    const loc = this.target.location;
+    const a = [smbService(loc)];
+    if (loc.port) a.push('-p', String(loc.port));
+    a.push(...this.creds.args, ...(this.opts.extraArgs ?? []), ...extra);
+    return a;
+  }
+
+  // ---- errors ----
+
+  /** Record a result's error; connection-level ones end the session. */
+  private note(err: HandlerError): HandlerError {
+    let e = err;
+    if (e instanceof SessionError || e.code === 'unavailable' || e.code === 'auth') {
+      // A share that vanishes after the first contact is an unavailable server, not a missing item.
+      if (this.contacted && e.code === 'not-found') e = new SessionError('unavailable', `the share is no longer available: ${e.message}`);
+      this.fatal ??= e;
+    }
+    return e;
+  }
+
+  private checkUsable(): void {
+    if (this.fatal) throw this.fatal;
+    if (this.closed) throw new HandlerError('io', 'the SMB session is closed');
+  }
+
+  private fail(err: HandlerError): void {
+    this.fatal ??= err;
+    for (const p of this.live) p.kill();
+    for (const f of this.folders.values()) if (f.state !== 'done') this.settle(f, { ok: false, error: err });
+    this.queue.length = 0;
+    for (const r of this.readers) r.failAll(err);
+  }
+
+  // ---- processes ----
+
+  private spawn(extra: readonly string[], onOut: (l: string) => void, onErr?: (l: string) => void): ClientProcess {
+    const proc = startClient(this.bin, this.args(extra), this.creds.env, onOut, onErr);
+    this.live.add(proc);
+    void proc.ended.then(() => this.live.delete(proc));
+    return proc;
+  }
+
+  /** Kill `proc` when it prints nothing for the idle timeout while `owes()` is true. */
+  private watchdog(proc: ClientProcess, owes: () => boolean): { poke(): void; stop(): void } {
+    const ms = this.opts.idleTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | null = null;
+    let timedOut = false;
+    const arm = (): void => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (!owes()) return arm();
+        timedOut = true;
+        proc.kill();
+      }, ms);
+      timer.unref();
+    };
+    arm();
+    void proc.ended.then(() => {
+      if (timer) clearTimeout(timer);
+      if (timedOut) this.fatal ??= new SessionError('unavailable', `no answer from the server for ${Math.round(ms / 1000)} s`);
+    });
+    return {
+      poke: arm,
+      stop: () => {
+        if (timer) clearTimeout(timer);
+      },
+    };
+  }
+
+  // ---- stat ----
+
+  async stat(paths: readonly (readonly string[])[]): Promise<ListingResult[]> {
+    this.checkUsable();
+    const masks = paths.map((p) => smbclientPath(p));
+    const results: ListingResult[] = new Array(paths.length);
+    const acl = this.target.captureAcls;
+    const parser = new ListingBatchParser(
+      masks.map((mask) => ({ mask })),
+      acl,
+      (i, r) => (results[i] = r.ok ? r : { ok: false, error: this.note(r.error) }),
+    );
+    const proc = this.spawn([], (l) => {
+      dog.poke();
+      parser.push(l);
+    });
+    const dog = this.watchdog(proc, () => parser.pending > 0);
+    proc.write(`${acl ? 'showacls ON\n' : ''}${masks.map((m) => `ls "${m}"\n`).join('')}`);
+    proc.endInput();
+    const end = await proc.ended;
+    dog.stop();
+    parser.end(this.fatal ?? processFailure('smbclient', end));
+    if (results.some((r) => r.ok)) this.contacted = true;
+    return results;
+  }
+
+  // ---- listing ----
+
+  async list(folder: readonly string[]): Promise<SmbEntry[]> {
+    this.checkUsable();
+    const key = folderKey(folder);
+    let f = this.folders.get(key);
+    if (!f) {
+      if (folder.length) smbclientPath(folder);
+      f = this.newFolder([...folder]);
+      if (this.target.captureAcls) this.queue.unshift(f);
+    }
+    f.demanded = true;
+    if (this.target.captureAcls) {
+      if (f.state === 'queued') {
+        const i = this.queue.indexOf(f);
+        if (i > 0) {
+          this.queue.splice(i, 1);
+          this.queue.unshift(f);
+        }
+      }
+      this.pump();
+    } else if (f.state === 'queued' && !this.coveredByRecursion(f.path)) {
+      this.startRecursion(f);
+    }
+    try {
+      return await f.promise;
+    } finally {
+      this.folders.delete(key);
+      this.buffered -= f.size;
+    }
+  }
+
+  private newFolder(p: string[]): Folder {
+    let resolve!: (e: SmbEntry[]) => void;
+    let reject!: (e: HandlerError) => void;
+    const promise = new Promise<SmbEntry[]>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    promise.catch(() => {
+      /* observed by list(); prefetched folders nobody asks for must not be unhandled */
+    });
+    const f: Folder = { path: p, key: folderKey(p), promise, resolve, reject, state: 'queued', demanded: false, size: 0 };
+    this.folders.set(f.key, f);
+    return f;
+  }
+
+  private settle(f: Folder, r: ListingResult): void {
+    if (f.state === 'done') return;
+    f.state = 'done';
+    if (!r.ok) {
+      f.reject(this.note(r.error));
+      return;
+    }
+    this.contacted = true;
+    f.size = r.entries.length;
+    this.buffered += f.size;
+    f.resolve(r.entries);
+  }
+
+  /** Queue a sub-folder for listing ahead of the crawl asking for it. */
+  private prefetch(parent: string[], entries: SmbEntry[]): void {
+    for (const e of entries) {
+      if (!e.isDir) continue;
+      const p = [...parent, e.name];
+      const key = folderKey(p);
+      if (this.folders.has(key)) continue;
+      try {
+        smbclientPath(p);
+      } catch {
+        continue; // the crawl will get the error when it asks
+      }
+      this.queue.push(this.newFolder(p));
+    }
+  }
+
+  private pump(): void {
+    if (this.fatal || this.closed) return;
+    const max = this.opts.listProcesses ?? 2;
+    const per = this.opts.foldersPerBatch ?? 200;
+    const min = this.opts.minBatch ?? 16;
+    const limit = this.opts.prefetchLimit ?? 20_000;
+    while (this.running < max && this.queue.length) {
+      const demanded = this.queue.filter((f) => f.demanded);
+      if (!demanded.length) {
+        if (this.buffered >= limit) return;
+        if (this.running > 0 && this.queue.length < min) return;
+      }
+      const batch = [...demanded.slice(0, per)];
+      for (const f of this.queue) {
+        if (batch.length >= per) break;
+        if (!f.demanded && (this.buffered < limit || batch.length === 0)) batch.push(f);
+      }
+      const taken = new Set(batch);
+      for (let i = this.queue.length - 1; i >= 0; i--) if (taken.has(this.queue[i])) this.queue.splice(i, 1);
+      void this.runListing(batch);
+    }
+  }
+
+  private async runListing(batch: Folder[]): Promise<void> {
+    this.running++;
+    for (const f of batch) f.state = 'running';
+    const parser = new ListingBatchParser(
+      batch.map((f) => ({ mask: f.path.length ? `${smbclientPath(f.path)}\\*` : '*' })),
+      true,
+      (i, r) => {
+        const f = batch[i];
+        if (r.ok) this.prefetch(f.path, r.entries);
+        this.settle(f, r);
+      },
+    );
+    const proc = this.spawn([], (l) => {
+      dog.poke();
+      parser.push(l);
+    });
+    const dog = this.watchdog(proc, () => parser.pending > 0);
+    proc.write(`showacls ON\n${batch.map((f) => `ls "${f.path.length ? `${smbclientPath(f.path)}\\*` : '*'}"\n`).join('')}`);
+    proc.endInput();
+    const end = await proc.ended;
+    dog.stop();
+    parser.end(this.fatal ?? processFailure('smbclient', end));
+    this.running--;
+    this.pump();
+  }
+
+  /** Without DACLs: one `recurse ON` process lists the folder's whole tree. */
+  private startRecursion(root: Folder): void {
+    root.state = 'running';
+    const rec = { root: root.path, done: false };
+    this.recursions.push(rec);
+    const parser = new RecursiveListingParser(root.path, (p, r) => {
+      const key = folderKey(p);
+      const f = this.folders.get(key) ?? this.newFolder(p);
+      this.settle(f, r);
+    });
+    const proc = this.spawn([], (l) => {
+      dog.poke();
+      parser.push(l);
+    });
+    const dog = this.watchdog(proc, () => !parser.finished);
+    const mask = root.path.length ? `${smbclientPath(root.path)}\\*` : '*';
+    proc.write(`recurse ON\nls "${mask}"\nrecurse OFF\npwd\n`);
+    proc.endInput();
+    void proc.ended.then((end) => {
+      dog.stop();
+      parser.end(this.fatal ?? processFailure('smbclient', end));
+      rec.done = true;
+      // Folders asked for under this tree that it did not report (created meanwhile, or below a
+      // folder that failed) are listed again on their own.
+      for (const f of [...this.folders.values()]) {
+        if (f.state === 'queued' && f.demanded && isBelow(f.path, rec.root)) {
+          if (this.fatal) this.settle(f, { ok: false, error: this.fatal });
+          else this.startRecursion(f);
+        }
+      }
+    });
+  }
+
+  /** In plain mode a folder under a running recursion waits for it instead of starting another. */
+  private coveredByRecursion(p: readonly string[]): boolean {
+    return this.recursions.some((r) => !r.done && isBelow(p, r.root));
+  }
+
+  // ---- reading ----
+
+  async read(file: readonly string[], size: number, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+    this.checkUsable();
+    const remote = smbclientPath(file);
+    if (size > maxBytes) return { bytes: Buffer.alloc(0), truncated: true };
+    const local = path.join(this.readDir(), String(++this.tmpSeq));
+    const n = Math.max(1, this.opts.readers ?? 2);
+    if (this.readers.length < n) {
+      this.readers.push(new ReadSession((onErr) => this.spawn(['-E', '-d', '1'], () => {}, onErr), (e) => this.note(e), this.opts.idleTimeoutMs ?? 60_000));
+    }
+    const reader = this.readers[this.nextReader++ % this.readers.length];
+    try {
+      await reader.get(remote, local);
+      this.contacted = true;
+      const fh = await fs.promises.open(local, 'r');
+      try {
+        const st = await fh.stat();
+        const want = Math.min(st.size, maxBytes);
+        const buf = Buffer.alloc(want);
+        let off = 0;
+        while (off < want) {
+          const { bytesRead } = await fh.read(buf, off, want - off, off);
+          if (bytesRead === 0) break;
+          off += bytesRead;
+        }
+        return { bytes: off === want ? buf : buf.subarray(0, off), truncated: st.size > maxBytes };
+      } finally {
+        await fh.close();
+      }
+    } finally {
+      await fs.promises.rm(local, { force: true });
+    }
+  }
+
+  private readDir(): string {
+    if (this.tmpDir) return this.tmpDir;
+    let base = os.tmpdir();
+    if (/[\s"]/.test(base)) base = '/tmp';
+    this.tmpDir = fs.mkdtempSync(path.join(base, 'trawl-smb-get-'));
+    fs.chmodSync(this.tmpDir, 0o700);
+    return this.tmpDir;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.target.signal.removeEventListener('abort', this.onAbort);
+    const ends = [...this.live].map((p) => p.ended);
+    for (const r of this.readers) r.close();
+    for (const p of this.live) p.kill();
+    await Promise.all(ends);
+    for (const f of this.folders.values()) if (f.state !== 'done') this.settle(f, { ok: false, error: new HandlerError('io', 'the SMB session is closed') });
+    this.creds.dispose();
+    if (this.tmpDir) fs.rmSync(this.tmpDir, { recursive: true, force: true });
+  }
+}
+
+function isBelow(p: readonly string[], root: readonly string[]): boolean {
+  return p.length >= root.length && root.every((s, i) => s === p[i]);
+}
+
+interface PendingGet {
+  remote: string;
+  local: string;
+  started: boolean;
+  resolve: () => void;
+  reject: (e: HandlerError) => void;
+}
+
+/**
+ * One long-lived `smbclient -E -d1` process answering `get "<remote>" "<local>"` commands in order.
+ * Outcomes are read from stderr (see `classifyGetLine`); the local file is complete when its
+ * success line appears. A process that ends fails what it still owed; the next get starts a new one.
+ */
+class ReadSession {
+  private proc: ClientProcess | null = null;
+  private readonly queue: PendingGet[] = [];
+  private dog: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly start: (onErr: (line: string) => void) => ClientProcess,
+    private readonly note: (e: HandlerError) => HandlerError,
+    private readonly idleMs: number,
+  ) {}
+
+  get(remote: string, local: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const p = this.ensure();
+      this.queue.push({ remote: `\\${remote}`, local, started: false, resolve, reject });
+      this.arm();
+      p.write(`get "${remote}" "${local}"\n`);
+    });
+  }
+
+  private ensure(): ClientProcess {
+    if (this.proc) return this.proc;
+    const proc = this.start((l) => this.onLine(l));
+    this.proc = proc;
+    void proc.ended.then((end) => {
+      if (this.proc === proc) this.proc = null;
+      if (this.dog) clearTimeout(this.dog);
+      this.failAll(this.note(processFailure('smbclient', end)));
+    });
+    return proc;
+  }
+
+  private arm(): void {
+    if (this.dog) clearTimeout(this.dog);
+    if (!this.queue.length) return;
+    this.dog = setTimeout(() => {
+      this.failAll(this.note(new SessionError('unavailable', `no answer from the server for ${Math.round(this.idleMs / 1000)} s`)));
+      this.proc?.kill();
+    }, this.idleMs);
+    this.dog.unref();
+  }
+
+  private onLine(line: string): void {
+    const ev = classifyGetLine(line);
+    if (!ev) return;
+    this.arm();
+    if (ev.kind === 'connect') {
+      this.failAll(this.note(new SessionError(ev.error.code, ev.error.message)));
+      return;
+    }
+    if (ev.kind === 'rate') {
+      const head = this.queue[0];
+      if (head?.started) this.finish(null);
+      return;
+    }
+    if (ev.kind === 'failed' && !ev.remote) {
+      if (this.queue.length) this.finish(this.note(ev.error));
+      return;
+    }
+    const remote = ev.remote!;
+    const idx = this.queue.findIndex((q) => q.remote === remote && (ev.kind !== 'get' || q.local === ev.local));
+    if (idx < 0) return;
+    for (let i = 0; i < idx; i++) this.finish(new HandlerError('io', `smbclient reported nothing for ${this.queue[0].remote}`));
+    if (ev.kind === 'failed') this.finish(this.note(ev.error));
+    else if (ev.state === 'ok') this.finish(null);
+    else if (ev.state === 'failed') this.finish(this.note(ev.error!));
+    else this.queue[0].started = true;
+  }
+
+  private finish(err: HandlerError | null): void {
+    const head = this.queue.shift();
+    if (!head) return;
+    if (err) head.reject(err);
+    else head.resolve();
+    if (!this.queue.length && this.dog) clearTimeout(this.dog);
+  }
+
+  failAll(err: HandlerError): void {
+    while (this.queue.length) this.finish(err);
+  }
+
+  close(): void {
+    if (this.dog) clearTimeout(this.dog);
+    this.proc?.endInput();
+  }
+}
