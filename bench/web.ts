@@ -21,12 +21,17 @@ export async function run(): Promise<Record<string, number | string>> {
   const nginx = await startNginx(siteRoot);
   const service = await TrawlService.open({ dataDir: path.join(work, 'data') });
   try {
-    const source = service.addSource({ startAddresses: [`${nginx.origin}/`], settings: { http: { profile: 'fast' } } });
+    const source = service.addSource({
+      startAddresses: [`${nginx.origin}/`],
+      settings: { http: { profile: 'fast' } },
+    });
     let t0 = performance.now();
     const [full] = await service.crawl({ sourceId: source.id, mode: 'full' });
     const fullSecs = (performance.now() - t0) / 1000;
     if (full.status !== 'done' || full.counts.added !== pages.length) {
-      throw new Error(`full crawl ${full.status}: ${JSON.stringify(full.counts)} (expected ${pages.length} added)`);
+      throw new Error(
+        `full crawl ${full.status}: ${JSON.stringify(full.counts)} (expected ${pages.length} added)`,
+      );
     }
     t0 = performance.now();
     const [inc] = await service.crawl({ sourceId: source.id, mode: 'incremental' });

@@ -33,7 +33,11 @@ export interface TestServer {
  * Start a server for `routes` (exact path incl. query → handler; `fallback` or 404 otherwise) on
  * `host` (127.0.0.1 by default; `::1` for IPv6 loopback).
  */
-export async function startTestServer(routes: Record<string, Route>, fallback?: Route, host = '127.0.0.1'): Promise<TestServer> {
+export async function startTestServer(
+  routes: Record<string, Route>,
+  fallback?: Route,
+  host = '127.0.0.1',
+): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const counts = new Map<string, number>();
   const sockets = new Set<net.Socket>();
@@ -82,10 +86,17 @@ export async function unusedPort(): Promise<number> {
 
 // ---- route builders ----
 
-export function html(title: string, body: string, links: string[] = [], headers: http.OutgoingHttpHeaders = {}): Route {
+export function html(
+  title: string,
+  body: string,
+  links: string[] = [],
+  headers: http.OutgoingHttpHeaders = {},
+): Route {
   return (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
-    res.end(`<!doctype html><html><head><title>${title}</title></head><body><p>${body}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>${title}</title></head><body><p>${body}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`,
+    );
   };
 }
 
@@ -127,7 +138,12 @@ export function stallBody(): Route {
 }
 
 /** Fails with `status` for the first `failures` hits (with `headers`), then serves `then`. */
-export function failFirst(failures: number, status: number, headers: http.OutgoingHttpHeaders, then: Route): Route {
+export function failFirst(
+  failures: number,
+  status: number,
+  headers: http.OutgoingHttpHeaders,
+  then: Route,
+): Route {
   return (req, res, hit) => {
     if (hit <= failures) {
       res.writeHead(status, { 'content-type': 'text/plain', ...headers });
@@ -163,14 +179,20 @@ export function huge(bytes: number): Route {
 export function gzipBomb(inflated: number): Route {
   const body = zlib.gzipSync(Buffer.alloc(inflated, 0), { level: 9 });
   return (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': body.length });
+    res.writeHead(200, {
+      'content-type': 'text/html',
+      'content-encoding': 'gzip',
+      'content-length': body.length,
+    });
     res.end(body);
   };
 }
 
 /** A gzip-compressed page (a well-behaved compressed response). */
 export function gzipHtml(title: string, body: string): Route {
-  const payload = zlib.gzipSync(Buffer.from(`<html><head><title>${title}</title></head><body>${body}</body></html>`));
+  const payload = zlib.gzipSync(
+    Buffer.from(`<html><head><title>${title}</title></head><body>${body}</body></html>`),
+  );
   return (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip' });
     res.end(payload);
@@ -179,8 +201,12 @@ export function gzipHtml(title: string, body: string): Route {
 
 /** A GBK-encoded HTML page; the charset comes from the header or only from `<meta>`. */
 export function gbkPage(title: string, body: string, charsetIn: 'header' | 'meta'): Route {
-  const meta = charsetIn === 'meta' ? '<meta http-equiv="Content-Type" content="text/html; charset=gbk">' : '';
-  const bytes = iconv.encode(`<html><head>${meta}<title>${title}</title></head><body><p>${body}</p></body></html>`, 'gbk');
+  const meta =
+    charsetIn === 'meta' ? '<meta http-equiv="Content-Type" content="text/html; charset=gbk">' : '';
+  const bytes = iconv.encode(
+    `<html><head>${meta}<title>${title}</title></head><body><p>${body}</p></body></html>`,
+    'gbk',
+  );
   return (_req, res) => {
     res.writeHead(200, { 'content-type': charsetIn === 'header' ? 'text/html; charset=GBK' : 'text/html' });
     res.end(bytes);
@@ -226,6 +252,8 @@ export function calendar(): Route {
     const mo = Number(m[2]);
     const next = mo === 12 ? `/calendar/${y + 1}/1/` : `/calendar/${y}/${mo + 1}/`;
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<html><head><title>Calendar ${y}-${mo}</title></head><body>calendarword <a href="${next}">next month</a> <a href="/calendar/view?month=${y}-${mo}">list view</a></body></html>`);
+    res.end(
+      `<html><head><title>Calendar ${y}-${mo}</title></head><body>calendarword <a href="${next}">next month</a> <a href="/calendar/view?month=${y}-${mo}">list view</a></body></html>`,
+    );
   };
 }

@@ -11,7 +11,9 @@ export function nginxForTests(): string | null {
   if (process.env.CI === 'true') {
     describe('nginx', () => {
       it('is installed (required when CI=true)', () => {
-        throw new Error('nginx is not installed: apt-get install -y nginx (the web crawl tests need a real nginx)');
+        throw new Error(
+          'nginx is not installed: apt-get install -y nginx (the web crawl tests need a real nginx)',
+        );
       });
     });
   } else {

@@ -10,7 +10,12 @@ import path from 'node:path';
  * per request so tests can prove 304s from the server's side.
  */
 
-const CANDIDATES = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx', '/usr/bin/nginx'];
+const CANDIDATES = [
+  '/usr/sbin/nginx',
+  '/usr/local/sbin/nginx',
+  '/usr/local/nginx/sbin/nginx',
+  '/usr/bin/nginx',
+];
 
 /** Path of the nginx binary (`TRAWL_NGINX` overrides; `none` = pretend it is missing), or null. */
 export function findNginx(): string | null {
@@ -55,7 +60,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForPort(port: number, child: ChildProcess, errorLog: string, timeoutMs = 10_000): Promise<void> {
+async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  errorLog: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) break;
@@ -82,7 +92,8 @@ export async function startNginx(root: string, opts: { binary?: string } = {}): 
   const binary = opts.binary ?? findNginx();
   if (!binary) throw new Error('nginx is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-nginx-'));
-  for (const d of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi', 'logs']) fs.mkdirSync(path.join(dir, d));
+  for (const d of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi', 'logs'])
+    fs.mkdirSync(path.join(dir, d));
   const port = await freePort();
   const accessLog = path.join(dir, 'access.log');
   const errorLog = path.join(dir, 'error.log');
@@ -117,7 +128,9 @@ http {
 `;
   const confFile = path.join(dir, 'nginx.conf');
   fs.writeFileSync(confFile, conf);
-  const child = spawn(binary, ['-p', dir, '-c', confFile, '-e', errorLog], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, ['-p', dir, '-c', confFile, '-e', errorLog], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   try {
@@ -130,7 +143,14 @@ http {
     const line = raw.replace(/\\x22/g, "'");
     const m = /^(\d+) (\S+) "([^"]*)" "([^"]*)" "([^"]*)" (\d+)$/.exec(line);
     if (!m) return null;
-    return { status: Number(m[1]), method: m[2], path: m[3], ifNoneMatch: m[4] === '-' ? null : m[4].replace(/'/g, '"'), ifModifiedSince: m[5] === '-' ? null : m[5], bytes: Number(m[6]) };
+    return {
+      status: Number(m[1]),
+      method: m[2],
+      path: m[3],
+      ifNoneMatch: m[4] === '-' ? null : m[4].replace(/'/g, '"'),
+      ifModifiedSince: m[5] === '-' ? null : m[5],
+      bytes: Number(m[6]),
+    };
   };
   return {
     port,

@@ -46,7 +46,11 @@ ${extra}
  * each section index links to its pages; every page links back home and to its neighbours.
  * Returns every page (index and section pages included), in breadth-first order.
  */
-export function writeSite(root: string, pages: number, sections = Math.max(1, Math.ceil(pages / 50))): SitePage[] {
+export function writeSite(
+  root: string,
+  pages: number,
+  sections = Math.max(1, Math.ceil(pages / 50)),
+): SitePage[] {
   fs.mkdirSync(root, { recursive: true });
   const all: SitePage[] = [];
   const index: SitePage = { rel: 'index.html', word: pageWord(0), title: 'Fixture site home' };
@@ -56,9 +60,17 @@ export function writeSite(root: string, pages: number, sections = Math.max(1, Ma
   for (let s = 0; s < sections; s++) sectionPages.push([]);
   for (let i = 0; i < pages; i++) {
     const s = i % sections;
-    sectionPages[s].push({ rel: `section-${s}/page-${i}.html`, word: pageWord(n++), title: `Fixture page ${i}` });
+    sectionPages[s].push({
+      rel: `section-${s}/page-${i}.html`,
+      word: pageWord(n++),
+      title: `Fixture page ${i}`,
+    });
   }
-  const sectionIndexes = sectionPages.map((_, s) => ({ rel: `section-${s}/index.html`, word: pageWord(n++), title: `Fixture section ${s}` }));
+  const sectionIndexes = sectionPages.map((_, s) => ({
+    rel: `section-${s}/index.html`,
+    word: pageWord(n++),
+    title: `Fixture section ${s}`,
+  }));
   all.push(...sectionIndexes);
   for (const sp of sectionPages) all.push(...sp);
   const write = (p: SitePage, links: string[]): void => {
@@ -66,10 +78,20 @@ export function writeSite(root: string, pages: number, sections = Math.max(1, Ma
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, pageHtml(p, links));
   };
-  write(index, sectionIndexes.map((s) => `/${s.rel.replace(/index\.html$/, '')}`));
+  write(
+    index,
+    sectionIndexes.map((s) => `/${s.rel.replace(/index\.html$/, '')}`),
+  );
   sectionIndexes.forEach((si, s) => write(si, ['/', ...sectionPages[s].map((p) => `/${p.rel}`)]));
   sectionPages.forEach((sp) =>
-    sp.forEach((p, i) => write(p, ['/', `./${path.basename(sp[(i + 1) % sp.length].rel)}`, `#top`, `mailto:someone@example.invalid`])),
+    sp.forEach((p, i) =>
+      write(p, [
+        '/',
+        `./${path.basename(sp[(i + 1) % sp.length].rel)}`,
+        `#top`,
+        `mailto:someone@example.invalid`,
+      ]),
+    ),
   );
   return all;
 }

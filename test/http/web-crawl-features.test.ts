@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrawlService } from '../../src/main/core/service.js';
 import type { CrawlRule } from '../../src/main/core/model.js';
 import type { HttpSettingsInput } from '../../src/main/core/sources/http/http-settings.js';
-import { html, raw, redirect, startTestServer, text, type Route, type TestServer } from './misbehaving-server.js';
+import {
+  html,
+  raw,
+  redirect,
+  startTestServer,
+  text,
+  type Route,
+  type TestServer,
+} from './misbehaving-server.js';
 import { crawlLog, indexedUrls, lastLineByUrl, makeWebService, tempDir } from './web-harness.js';
 
 const FAST: HttpSettingsInput = { profile: 'fast', robotsRetryMs: 50 };
@@ -23,8 +31,14 @@ async function serve(routes: Record<string, Route>, fallback?: Route): Promise<T
   return s;
 }
 
-async function crawl(startAddresses: string[], httpSettings: HttpSettingsInput = FAST, opts: { rules?: CrawlRule[]; mode?: 'full' | 'incremental'; sourceId?: number } = {}) {
-  const id = opts.sourceId ?? service.addSource({ startAddresses, settings: { http: httpSettings }, rules: opts.rules ?? [] }).id;
+async function crawl(
+  startAddresses: string[],
+  httpSettings: HttpSettingsInput = FAST,
+  opts: { rules?: CrawlRule[]; mode?: 'full' | 'incremental'; sourceId?: number } = {},
+) {
+  const id =
+    opts.sourceId ??
+    service.addSource({ startAddresses, settings: { http: httpSettings }, rules: opts.rules ?? [] }).id;
   const [record] = await service.crawl({ sourceId: id, mode: opts.mode ?? 'full' });
   return { sourceId: id, record };
 }
@@ -49,13 +63,15 @@ describe('basic-auth credentials on crawl rules', () => {
 
   beforeAll(async () => {
     const expected = `Basic ${Buffer.from(`alice:${password}`).toString('base64')}`;
-    const guarded = (route: Route): Route => (req, res, hit) => {
-      if (req.headers.authorization !== expected) {
-        res.writeHead(401, { 'www-authenticate': 'Basic realm="intranet"' }).end('login required');
-        return;
-      }
-      return route(req, res, hit);
-    };
+    const guarded =
+      (route: Route): Route =>
+      (req, res, hit) => {
+        if (req.headers.authorization !== expected) {
+          res.writeHead(401, { 'www-authenticate': 'Basic realm="intranet"' }).end('login required');
+          return;
+        }
+        return route(req, res, hit);
+      };
     site = await serve({
       '/': html('Intranet', 'intranetword', ['/secure/plan', '/public/news', '/secure/team']),
       '/secure/plan': guarded(html('Plan', 'confidentialplanword')),
@@ -65,7 +81,13 @@ describe('basic-auth credentials on crawl rules', () => {
     await service.setCredential('intranet', { user: 'alice', password });
     const r = await crawl([`${site.origin}/`], FAST, {
       rules: [
-        { action: 'include', syntax: 'prefix', pattern: `${site.origin}/secure/plan`, credentialId: 'intranet', principals: ['group:staff'] },
+        {
+          action: 'include',
+          syntax: 'prefix',
+          pattern: `${site.origin}/secure/plan`,
+          credentialId: 'intranet',
+          principals: ['group:staff'],
+        },
         { action: 'include', syntax: 'prefix', pattern: `${site.origin}/secure/`, credentialId: 'intranet' },
         { action: 'include', syntax: 'glob', pattern: '**' },
       ],
@@ -93,19 +115,30 @@ describe('basic-auth credentials on crawl rules', () => {
     expect(acl('/secure/team')).toEqual([{ type: 'allow', principal: `user:${os.userInfo().username}` }]);
     expect(acl('/public/news')).toBeNull();
     expect(acl('/')).toBeNull();
-    const as = (...principals: string[]) => service.forUser({ user: 'u', principals: ['everyone', ...principals], display: 'u' });
+    const as = (...principals: string[]) =>
+      service.forUser({ user: 'u', principals: ['everyone', ...principals], display: 'u' });
     const found = (view: ReturnType<typeof as>, q: string) => view.search({ query: q }).total;
     const configuringUser = as(`user:${os.userInfo().username}`);
-    expect([found(configuringUser, 'teamrosterword'), found(configuringUser, 'confidentialplanword')]).toEqual([1, 0]);
+    expect([
+      found(configuringUser, 'teamrosterword'),
+      found(configuringUser, 'confidentialplanword'),
+    ]).toEqual([1, 0]);
     const staff = as('user:carol', 'group:staff');
     expect([found(staff, 'teamrosterword'), found(staff, 'confidentialplanword')]).toEqual([0, 1]);
     const other = as('user:bob');
-    expect([found(other, 'teamrosterword'), found(other, 'confidentialplanword'), found(other, 'publicnewsword')]).toEqual([0, 0, 1]);
+    expect([
+      found(other, 'teamrosterword'),
+      found(other, 'confidentialplanword'),
+      found(other, 'publicnewsword'),
+    ]).toEqual([0, 0, 1]);
   });
 
   it('never writes the secret to the crawl log or the index', () => {
     const b64 = Buffer.from(`alice:${password}`).toString('base64');
-    const dump = JSON.stringify(crawlLog(service, crawlId)) + JSON.stringify(service.db.prepare('SELECT * FROM documents').all()) + JSON.stringify(service.db.prepare('SELECT * FROM sources').all());
+    const dump =
+      JSON.stringify(crawlLog(service, crawlId)) +
+      JSON.stringify(service.db.prepare('SELECT * FROM documents').all()) +
+      JSON.stringify(service.db.prepare('SELECT * FROM sources').all());
     expect(dump).not.toContain(password);
     expect(dump).not.toContain(b64);
     expect(lastLineByUrl(service, crawlId).get(`${site.origin}/secure/plan`)?.annotations).toBe('credential');
@@ -120,9 +153,14 @@ describe('robots.txt groups and the user agent', () => {
       '/a': html('A', 'x'),
       '/b': html('B', 'x'),
     });
-    const { sourceId } = await crawl([`${s.origin}/`], { ...FAST, userAgent: 'IntranetBot/2.0 (+http://intranet/bot)' });
+    const { sourceId } = await crawl([`${s.origin}/`], {
+      ...FAST,
+      userAgent: 'IntranetBot/2.0 (+http://intranet/bot)',
+    });
     expect(indexedUrls(service, sourceId)).toEqual([`${s.origin}/`, `${s.origin}/b`]);
-    expect(new Set(s.requests.map((r) => r.headers['user-agent']))).toEqual(new Set(['IntranetBot/2.0 (+http://intranet/bot)']));
+    expect(new Set(s.requests.map((r) => r.headers['user-agent']))).toEqual(
+      new Set(['IntranetBot/2.0 (+http://intranet/bot)']),
+    );
 
     const off = await crawl([`${s.origin}/`], { ...FAST, obeyRobots: false });
     expect(indexedUrls(service, off.sourceId)).toEqual([`${s.origin}/`, `${s.origin}/a`, `${s.origin}/b`]);
@@ -133,10 +171,22 @@ describe('sitemaps named in robots.txt', () => {
   it('add pages no link reaches when the source asks for them', async () => {
     let origin = '';
     const s = await serve({
-      '/robots.txt': (_q, r) => r.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /hidden\nSitemap: ${origin}/sitemap.xml\n`),
-      '/sitemap.xml': (_q, r) => r.writeHead(200, { 'content-type': 'application/xml' }).end(`<sitemapindex><sitemap><loc>${origin}/pages.xml.gz</loc></sitemap></sitemapindex>`),
+      '/robots.txt': (_q, r) =>
+        r
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`User-agent: *\nDisallow: /hidden\nSitemap: ${origin}/sitemap.xml\n`),
+      '/sitemap.xml': (_q, r) =>
+        r
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(`<sitemapindex><sitemap><loc>${origin}/pages.xml.gz</loc></sitemap></sitemapindex>`),
       '/pages.xml.gz': (_q, r) =>
-        r.writeHead(200, { 'content-type': 'application/gzip' }).end(zlib.gzipSync(`<urlset><url><loc>${origin}/orphan</loc></url><url><loc>${origin}/hidden</loc></url><url><loc>http://127.0.0.1:1/elsewhere</loc></url></urlset>`)),
+        r
+          .writeHead(200, { 'content-type': 'application/gzip' })
+          .end(
+            zlib.gzipSync(
+              `<urlset><url><loc>${origin}/orphan</loc></url><url><loc>${origin}/hidden</loc></url><url><loc>http://127.0.0.1:1/elsewhere</loc></url></urlset>`,
+            ),
+          ),
       '/': html('Home', 'x'),
       '/orphan': html('Orphan', 'orphanword'),
       '/hidden': html('Hidden', 'x'),
@@ -149,8 +199,14 @@ describe('sitemaps named in robots.txt', () => {
     const withMaps = await crawl([`${s.origin}/`], { ...FAST, sitemaps: true });
     expect(indexedUrls(service, withMaps.sourceId)).toEqual([`${s.origin}/`, `${s.origin}/orphan`]);
     const log = lastLineByUrl(service, withMaps.record.id);
-    expect(log.get(`${s.origin}/pages.xml.gz`)).toMatchObject({ annotations: 'sitemap', reason: 'sitemap: 3 URLs, 0 sitemaps' });
-    expect(log.get(`${s.origin}/orphan`)).toMatchObject({ outcome: 'added', via: `${s.origin}/pages.xml.gz` });
+    expect(log.get(`${s.origin}/pages.xml.gz`)).toMatchObject({
+      annotations: 'sitemap',
+      reason: 'sitemap: 3 URLs, 0 sitemaps',
+    });
+    expect(log.get(`${s.origin}/orphan`)).toMatchObject({
+      outcome: 'added',
+      via: `${s.origin}/pages.xml.gz`,
+    });
     expect(log.get(`${s.origin}/hidden`)?.annotations).toBe('robots-blocked');
     expect(log.get('http://127.0.0.1:1/elsewhere')?.annotations).toBe('out-of-scope');
   });
@@ -159,14 +215,19 @@ describe('sitemaps named in robots.txt', () => {
 describe('revisits', () => {
   it('a page without validators whose digest is unchanged is not re-indexed', async () => {
     let body = 'stable digestword';
-    const s = await serve({ '/': html('Home', 'x', ['/page']), '/page': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${body}</p>`) });
+    const s = await serve({
+      '/': html('Home', 'x', ['/page']),
+      '/page': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${body}</p>`),
+    });
     const first = await crawl([`${s.origin}/`]);
     expect(first.record.counts.added).toBe(2);
     const before = filtered.length;
     const again = await crawl([], FAST, { sourceId: first.sourceId, mode: 'incremental' });
     expect(again.record.counts).toMatchObject({ notModified: 2, updated: 0 });
     expect(filtered.length).toBe(before);
-    expect(lastLineByUrl(service, again.record.id).get(`${s.origin}/page`)?.annotations).toBe('duplicate:digest');
+    expect(lastLineByUrl(service, again.record.id).get(`${s.origin}/page`)?.annotations).toBe(
+      'duplicate:digest',
+    );
     expect(s.requests.some((r) => r.headers['if-none-match'] || r.headers['if-modified-since'])).toBe(false);
     body = 'changed digestword';
     const changed = await crawl([], FAST, { sourceId: first.sourceId, mode: 'incremental' });
@@ -175,7 +236,10 @@ describe('revisits', () => {
   });
 
   it('a full crawl re-fetches and re-indexes everything without conditional headers', async () => {
-    const s = await serve({ '/': html('Home', 'x', ['/p'], { etag: '"v1"', 'last-modified': 'Mon, 01 Jan 2024 00:00:00 GMT' }), '/p': html('P', 'x', [], { etag: '"v1"' }) });
+    const s = await serve({
+      '/': html('Home', 'x', ['/p'], { etag: '"v1"', 'last-modified': 'Mon, 01 Jan 2024 00:00:00 GMT' }),
+      '/p': html('P', 'x', [], { etag: '"v1"' }),
+    });
     const first = await crawl([`${s.origin}/`]);
     const second = await crawl([], FAST, { sourceId: first.sourceId, mode: 'full' });
     expect(second.record.counts).toMatchObject({ updated: 2, notModified: 0 });
@@ -196,9 +260,14 @@ describe('scope details', () => {
     bRoutes['/'] = html('B home', 'x', ['/x', `${a.origin}/other`, `${c.origin}/`]);
     bRoutes['/x'] = html('B x', 'x');
     const { sourceId, record } = await crawl([`${a.origin}/`]);
-    expect(indexedUrls(service, sourceId)).toEqual([`${a.origin}/other`, `${b.origin}/`, `${b.origin}/x`].sort());
+    expect(indexedUrls(service, sourceId)).toEqual(
+      [`${a.origin}/other`, `${b.origin}/`, `${b.origin}/x`].sort(),
+    );
     expect(c.requests).toHaveLength(0);
-    expect(lastLineByUrl(service, record.id).get(`${b.origin}/`)).toMatchObject({ hops: 'R', via: `${a.origin}/` });
+    expect(lastLineByUrl(service, record.id).get(`${b.origin}/`)).toMatchObject({
+      hops: 'R',
+      via: `${a.origin}/`,
+    });
     expect(lastLineByUrl(service, record.id).get(`${c.origin}/`)?.annotations).toBe('out-of-scope');
   });
 
@@ -206,14 +275,16 @@ describe('scope details', () => {
     const s = await serve(
       {
         '/': html('Home', 'x', ['/nf', '/s;jsessionid=ABC123', '/s?PHPSESSID=zzz', '/s', '/list?page=1']),
-        '/nf': (_q, r) => r.writeHead(404, { 'content-type': 'text/html' }).end('<a href="/behind-404">x</a>'),
+        '/nf': (_q, r) =>
+          r.writeHead(404, { 'content-type': 'text/html' }).end('<a href="/behind-404">x</a>'),
         '/behind-404': html('Never', 'x'),
       },
       (req, res, hit) => {
         const url = req.url ?? '';
         if (url.startsWith('/s')) return html('Session page', 'x')(req, res, hit);
         const m = /^\/list\?page=(\d+)$/.exec(url);
-        if (m && Number(m[1]) < 4) return html(`List ${m[1]}`, 'x', [`/list?page=${Number(m[1]) + 1}`])(req, res, hit);
+        if (m && Number(m[1]) < 4)
+          return html(`List ${m[1]}`, 'x', [`/list?page=${Number(m[1]) + 1}`])(req, res, hit);
         res.writeHead(404).end();
       },
     );
@@ -221,7 +292,11 @@ describe('scope details', () => {
     expect(s.hits('/behind-404')).toHaveLength(0);
     expect(s.requests.filter((r) => r.path.startsWith('/s'))).toHaveLength(1);
     expect(indexedUrls(service, sourceId)).toEqual(
-      [`${s.origin}/`, `${s.origin}/s;jsessionid=ABC123`, ...[1, 2, 3].map((n) => `${s.origin}/list?page=${n}`)].sort(),
+      [
+        `${s.origin}/`,
+        `${s.origin}/s;jsessionid=ABC123`,
+        ...[1, 2, 3].map((n) => `${s.origin}/list?page=${n}`),
+      ].sort(),
     );
   });
 
@@ -248,7 +323,11 @@ describe('scope details', () => {
   it('crawls an IPv6 loopback site', async () => {
     let s: TestServer;
     try {
-      s = await startTestServer({ '/': html('Six', 'ipsixword', ['/b']), '/b': html('B', 'x') }, undefined, '::1');
+      s = await startTestServer(
+        { '/': html('Six', 'ipsixword', ['/b']), '/b': html('B', 'x') },
+        undefined,
+        '::1',
+      );
     } catch {
       return void console.warn('no IPv6 loopback here: the [::1] crawl test is skipped');
     }
@@ -262,8 +341,14 @@ describe('scope details', () => {
     const dir = tempDir();
     const broken = makeWebService(dir);
     try {
-      broken.service.db.exec(`CREATE TRIGGER no_space BEFORE INSERT ON documents BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
-      const s = await serve({ '/': html('Home', 'x', ['/a', '/b']), '/a': html('A', 'x'), '/b': html('B', 'x') });
+      broken.service.db.exec(
+        `CREATE TRIGGER no_space BEFORE INSERT ON documents BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+      );
+      const s = await serve({
+        '/': html('Home', 'x', ['/a', '/b']),
+        '/a': html('A', 'x'),
+        '/b': html('B', 'x'),
+      });
       const id = broken.service.addSource({ startAddresses: [`${s.origin}/`], settings: { http: FAST } }).id;
       const [record] = await broken.service.crawl({ sourceId: id, mode: 'full' });
       expect(record.status).toBe('failed');

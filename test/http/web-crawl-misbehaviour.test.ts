@@ -59,7 +59,12 @@ async function serve(routes: Record<string, Route>, fallback?: Route): Promise<T
   return s;
 }
 
-async function crawlSource(startAddresses: string[], http: HttpSettingsInput, mode: 'full' | 'incremental' = 'full', rules = []) {
+async function crawlSource(
+  startAddresses: string[],
+  http: HttpSettingsInput,
+  mode: 'full' | 'incremental' = 'full',
+  rules = [],
+) {
   const source = service.addSource({ startAddresses, settings: { http }, rules });
   const [record] = await service.crawl({ sourceId: source.id, mode });
   return { source, record };
@@ -129,9 +134,15 @@ describe('a misbehaving site', () => {
         '/huge': huge(50 * MB),
         '/bomb': gzipBomb(64 * MB),
         '/gzipped': gzipHtml('Gzipped', 'gzipword'),
-        '/html-as-binary': raw('application/octet-stream', '<!doctype html><html><head><title>Octet page</title></head><body>octetword</body></html>'),
+        '/html-as-binary': raw(
+          'application/octet-stream',
+          '<!doctype html><html><head><title>Octet page</title></head><body>octetword</body></html>',
+        ),
         '/pdf-as-html': pdfAs('text/html', 'pdfword inside a mislabelled document'),
-        '/image.png': raw('image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])),
+        '/image.png': raw(
+          'image/png',
+          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+        ),
         '/gbk-header': gbkPage('中文标题', '企业级搜索协议处理程序', 'header'),
         '/gbk-meta': gbkPage('简体页面', '这是协议处理程序的说明', 'meta'),
         '/private/secret': html('Secret', 'secretword'),
@@ -188,8 +199,16 @@ describe('a misbehaving site', () => {
     expect(site.hits('/trap/a/b/a/b/a/b/')).toHaveLength(0);
     const log = lastLineByUrl(service, record.id);
     const o = site.origin;
-    expect(log.get(`${o}/private/secret`)).toMatchObject({ outcome: 'excluded', status: -9998, annotations: 'robots-blocked' });
-    expect(log.get(`${offsite.origin}/`)).toMatchObject({ outcome: 'excluded', status: -5000, annotations: 'out-of-scope' });
+    expect(log.get(`${o}/private/secret`)).toMatchObject({
+      outcome: 'excluded',
+      status: -9998,
+      annotations: 'robots-blocked',
+    });
+    expect(log.get(`${offsite.origin}/`)).toMatchObject({
+      outcome: 'excluded',
+      status: -5000,
+      annotations: 'out-of-scope',
+    });
     expect(log.get(`${o}/calendar/2024/5/`)?.reason).toMatch(/more than 4 hops/);
     expect(log.get(`${o}/calendar/view?month=2024-1`)?.reason).toMatch(/query string/);
     expect(log.get(`${o}/trap/a/b/a/b/a/b/`)?.reason).toMatch(/repeats/);
@@ -205,9 +224,16 @@ describe('a misbehaving site', () => {
     const busy = site.hits('/busy').map((r) => r.at);
     expect(busy).toHaveLength(2);
     expect(busy[1] - busy[0]).toBeGreaterThanOrEqual(1000);
-    expect(lastLineByUrl(service, record.id).get(`${site.origin}/busy`)).toMatchObject({ outcome: 'added', status: 200, annotations: '2t' });
+    expect(lastLineByUrl(service, record.id).get(`${site.origin}/busy`)).toMatchObject({
+      outcome: 'added',
+      status: 200,
+      annotations: '2t',
+    });
     expect(site.hits('/overloaded')).toHaveLength(1);
-    expect(lastLineByUrl(service, record.id).get(`${site.origin}/overloaded`)).toMatchObject({ outcome: 'failed', status: 503 });
+    expect(lastLineByUrl(service, record.id).get(`${site.origin}/overloaded`)).toMatchObject({
+      outcome: 'failed',
+      status: 503,
+    });
   });
 
   it('retries server errors and network failures, with Heritrix status codes', () => {
@@ -227,7 +253,11 @@ describe('a misbehaving site', () => {
   it('follows redirects as new candidates, caps chains and detects loops', () => {
     const log = lastLineByUrl(service, record.id);
     const o = site.origin;
-    expect(log.get(`${o}/moved`)).toMatchObject({ outcome: 'excluded', status: 301, annotations: 'redirect' });
+    expect(log.get(`${o}/moved`)).toMatchObject({
+      outcome: 'excluded',
+      status: 301,
+      annotations: 'redirect',
+    });
     expect(log.get(`${o}/new-home`)).toMatchObject({ outcome: 'added', hops: 'LR', via: `${o}/moved` });
     expect(log.get(`${o}/loop-b`)).toMatchObject({ outcome: 'failed', annotations: 'redirect-loop' });
     expect(site.hits('/loop-a')).toHaveLength(1);
@@ -236,14 +266,18 @@ describe('a misbehaving site', () => {
   });
 
   it('caps huge responses and gzip bombs, indexing them by URL only', () => {
-    const rows = service.db.prepare('SELECT url, status, error, body_z FROM documents WHERE source_id = ? AND url LIKE ?').all(sourceId, '%/huge') as {
+    const rows = service.db
+      .prepare('SELECT url, status, error, body_z FROM documents WHERE source_id = ? AND url LIKE ?')
+      .all(sourceId, '%/huge') as {
       status: string;
       error: string;
       body_z: Buffer | null;
     }[];
     expect(rows[0]).toMatchObject({ status: 'metadata', body_z: null });
     expect(rows[0].error).toMatch(/max document size/);
-    const bomb = service.db.prepare('SELECT status, error FROM documents WHERE source_id = ? AND url LIKE ?').get(sourceId, '%/bomb') as { status: string; error: string };
+    const bomb = service.db
+      .prepare('SELECT status, error FROM documents WHERE source_id = ? AND url LIKE ?')
+      .get(sourceId, '%/bomb') as { status: string; error: string };
     expect(bomb.status).toBe('metadata');
     expect(bomb.error).toMatch(/inflates to more than/);
     const log = lastLineByUrl(service, record.id);
@@ -255,7 +289,10 @@ describe('a misbehaving site', () => {
 
   it('reads wrong content types by their bytes and decodes GBK pages', () => {
     const type = (p: string) =>
-      (service.db.prepare('SELECT mime, title FROM documents WHERE url = ?').get(`${site.origin}${p}`) as { mime: string; title: string | null }) ?? null;
+      (service.db.prepare('SELECT mime, title FROM documents WHERE url = ?').get(`${site.origin}${p}`) as {
+        mime: string;
+        title: string | null;
+      }) ?? null;
     expect(type('/html-as-binary')).toMatchObject({ mime: 'text/html', title: 'Octet page' });
     expect(type('/pdf-as-html').mime).toBe('application/pdf');
     expect(type('/image.png').mime).toBe('image/png');
@@ -265,7 +302,11 @@ describe('a misbehaving site', () => {
   });
 
   it('makes the pages searchable, GBK ones included', () => {
-    const urls = (q: string) => service.search({ query: q, limit: 50 }).hits.map((h) => h.url).sort();
+    const urls = (q: string) =>
+      service
+        .search({ query: q, limit: 50 })
+        .hits.map((h) => h.url)
+        .sort();
     expect(urls('协议处理程序')).toEqual([`${site.origin}/gbk-header`, `${site.origin}/gbk-meta`]);
     expect(urls('gzipword')).toEqual([`${site.origin}/gzipped`]);
     expect(urls('pdfword')).toEqual([`${site.origin}/pdf-as-html`]);
@@ -282,7 +323,13 @@ describe('a misbehaving site', () => {
 });
 
 describe('robots.txt availability', () => {
-  const settings: HttpSettingsInput = { ...SETTINGS, minDelayMs: 0, maxDelayMs: 0, retries: 1, robotsRetryMs: 100 };
+  const settings: HttpSettingsInput = {
+    ...SETTINGS,
+    minDelayMs: 0,
+    maxDelayMs: 0,
+    retries: 1,
+    robotsRetryMs: 100,
+  };
 
   it('404 means no restrictions', async () => {
     const s = await serve({ '/': html('Open', 'openword', ['/a']), '/a': html('A', 'aword') });
@@ -302,7 +349,11 @@ describe('robots.txt availability', () => {
     expect(s.requests.filter((r) => r.path !== '/robots.txt')).toHaveLength(0);
     expect(indexedUrls(service, source.id)).toEqual([]);
     const log = lastLineByUrl(service, record.id);
-    expect(log.get(`${s.origin}/`)).toMatchObject({ outcome: 'failed', status: -61, annotations: 'robots-unavailable' });
+    expect(log.get(`${s.origin}/`)).toMatchObject({
+      outcome: 'failed',
+      status: -61,
+      annotations: 'robots-unavailable',
+    });
     expect(log.get(`${s.origin}/other`)?.reason).toMatch(/HTTP 500.*disallowed/);
   });
 
@@ -311,7 +362,10 @@ describe('robots.txt availability', () => {
     const { record } = await crawlSource([`http://127.0.0.1:${port}/`], settings);
     expect(record.status).toBe('done');
     expect(record.counts.failed).toBe(1);
-    expect(lastLineByUrl(service, record.id).get(`http://127.0.0.1:${port}/`)).toMatchObject({ status: -61, annotations: 'robots-unavailable' });
+    expect(lastLineByUrl(service, record.id).get(`http://127.0.0.1:${port}/`)).toMatchObject({
+      status: -61,
+      annotations: 'robots-unavailable',
+    });
   });
 
   it('Crawl-delay spaces the fetches even when the profile has no delay', async () => {
@@ -334,7 +388,14 @@ describe('a dead server', () => {
   it('is parked after maxNetErrors consecutive network errors; its remaining URLs fail without a request', async () => {
     const s = await serve({}, reset());
     const seeds = ['/a', '/b', '/c', '/d', '/e', '/f'].map((p) => `${s.origin}${p}`);
-    const { record } = await crawlSource(seeds, { ...SETTINGS, obeyRobots: false, retries: 0, maxNetErrors: 3, minDelayMs: 0, maxDelayMs: 0 });
+    const { record } = await crawlSource(seeds, {
+      ...SETTINGS,
+      obeyRobots: false,
+      retries: 0,
+      maxNetErrors: 3,
+      minDelayMs: 0,
+      maxDelayMs: 0,
+    });
     expect(record.status).toBe('done');
     expect(s.requests).toHaveLength(3);
     const log = crawlLog(service, record.id);

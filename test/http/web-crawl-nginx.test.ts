@@ -32,7 +32,10 @@ describe.skipIf(!NGINX)('crawling a static site on a real nginx', () => {
     pages = writeSite(siteRoot, PAGES);
     nginx = await startNginx(siteRoot);
     ({ service, filtered } = makeWebService(dataDir));
-    sourceId = service.addSource({ startAddresses: [`${nginx.origin}/`], settings: { http: { profile: 'fast' } } }).id;
+    sourceId = service.addSource({
+      startAddresses: [`${nginx.origin}/`],
+      settings: { http: { profile: 'fast' } },
+    }).id;
   });
 
   afterAll(async () => {
@@ -51,7 +54,11 @@ describe.skipIf(!NGINX)('crawling a static site on a real nginx', () => {
       expect(search(p.word)).toEqual([urlOf(nginx.origin, p)]);
       expect(search(`title:"${p.title}"`)).toContain(urlOf(nginx.origin, p));
     }
-    const row = service.db.prepare('SELECT description, keywords, etag, last_modified, hops, outlinks FROM documents WHERE url = ?').get(urlOf(nginx.origin, pages[5])) as Record<string, string>;
+    const row = service.db
+      .prepare(
+        'SELECT description, keywords, etag, last_modified, hops, outlinks FROM documents WHERE url = ?',
+      )
+      .get(urlOf(nginx.origin, pages[5])) as Record<string, string>;
     expect(row.description).toBe(`Description of ${pages[5].title}`);
     expect(row.keywords).toContain(pages[5].word);
     expect(row.etag).toMatch(/^"/);
@@ -65,7 +72,13 @@ describe.skipIf(!NGINX)('crawling a static site on a real nginx', () => {
     nginx.clearAccessLog();
     const before = filtered.length;
     const [record] = await service.crawl({ sourceId, mode: 'incremental' });
-    expect(record.counts).toMatchObject({ notModified: pages.length, added: 0, updated: 0, deleted: 0, failed: 0 });
+    expect(record.counts).toMatchObject({
+      notModified: pages.length,
+      added: 0,
+      updated: 0,
+      deleted: 0,
+      failed: 0,
+    });
     expect(filtered.length).toBe(before);
     const pageRequests = nginx.accessLog().filter((e) => e.path !== '/robots.txt');
     expect(pageRequests).toHaveLength(pages.length);
@@ -88,7 +101,12 @@ describe.skipIf(!NGINX)('crawling a static site on a real nginx', () => {
     const [record] = await service.crawl({ sourceId, mode: 'incremental' });
     expect(record.counts).toMatchObject({ updated: 1, notModified: pages.length - 1, added: 0, deleted: 0 });
     expect(filtered.slice(before)).toEqual([urlOf(nginx.origin, changed)]);
-    expect(nginx.accessLog().filter((e) => e.status === 200 && e.path !== '/robots.txt').map((e) => e.path)).toEqual([`/${changed.rel}`]);
+    expect(
+      nginx
+        .accessLog()
+        .filter((e) => e.status === 200 && e.path !== '/robots.txt')
+        .map((e) => e.path),
+    ).toEqual([`/${changed.rel}`]);
     expect(search(newWord)).toEqual([urlOf(nginx.origin, changed)]);
     expect(search(changed.word)).toEqual([]);
   });
@@ -100,18 +118,26 @@ describe.skipIf(!NGINX)('crawling a static site on a real nginx', () => {
     expect(record.counts).toMatchObject({ deleted: 1, added: 0, updated: 0, notModified: pages.length - 1 });
     expect(indexedUrls(service, sourceId)).not.toContain(urlOf(nginx.origin, gone));
     expect(search(gone.word)).toEqual([]);
-    expect(crawlLog(service, record.id).find((e) => e.url === urlOf(nginx.origin, gone))).toMatchObject({ outcome: 'deleted', status: 404 });
+    expect(crawlLog(service, record.id).find((e) => e.url === urlOf(nginx.origin, gone))).toMatchObject({
+      outcome: 'deleted',
+      status: 404,
+    });
   });
 
   it('a stopped crawl deletes nothing; the next completed crawl removes pages no longer linked', async () => {
     // Unlink section 1 from the home page: its index and pages are then reachable no more.
     const home = path.join(siteRoot, 'index.html');
-    fs.writeFileSync(home, fs.readFileSync(home, 'utf8').replace(/<li><a href="\/section-1\/">[^<]*<\/a><\/li>/, ''));
+    fs.writeFileSync(
+      home,
+      fs.readFileSync(home, 'utf8').replace(/<li><a href="\/section-1\/">[^<]*<\/a><\/li>/, ''),
+    );
     const later = new Date(Date.now() + 10_000);
     fs.utimesSync(home, later, later);
     const unlinked = pages.filter((p) => p.rel.startsWith('section-1/')).map((p) => urlOf(nginx.origin, p));
     const count = indexedUrls(service, sourceId).length;
-    service.updateSource(sourceId, { settings: { http: { profile: 'polite', minDelayMs: 100, maxDelayMs: 100 } } });
+    service.updateSource(sourceId, {
+      settings: { http: { profile: 'polite', minDelayMs: 100, maxDelayMs: 100 } },
+    });
     const off = service.on('progress', (p) => {
       if (p.sourceId === sourceId && p.done >= 3) service.stopCrawl(sourceId);
     });

@@ -35,7 +35,10 @@ describe.skipIf(!NGINX)('a website source through TrawlService.open', () => {
   });
 
   it('adds, crawls, searches and revisits a site without rewriting a document', async () => {
-    const source = service.addSource({ startAddresses: [`${nginx.origin}/`], settings: { http: { profile: 'fast' } } });
+    const source = service.addSource({
+      startAddresses: [`${nginx.origin}/`],
+      settings: { http: { profile: 'fast' } },
+    });
     expect(source.kind).toBe('http');
     const [full] = await service.crawl({ sourceId: source.id, mode: 'full' });
     expect(full).toMatchObject({ status: 'done', counts: { added: pages.length, failed: 0 } });
@@ -46,7 +49,13 @@ describe.skipIf(!NGINX)('a website source through TrawlService.open', () => {
     const before = service.db.prepare('SELECT id, crawl_time, content_hash FROM documents ORDER BY id').all();
     const [inc] = await service.crawl({ sourceId: source.id, mode: 'incremental' });
     expect(inc.counts).toMatchObject({ notModified: pages.length, added: 0, updated: 0, deleted: 0 });
-    expect(service.db.prepare('SELECT id, crawl_time, content_hash FROM documents ORDER BY id').all()).toEqual(before);
-    expect(service.log({ crawlId: inc.id, limit: 1000 }).every((e) => e.status === 304 && e.annotations === 'not-modified')).toBe(true);
+    expect(
+      service.db.prepare('SELECT id, crawl_time, content_hash FROM documents ORDER BY id').all(),
+    ).toEqual(before);
+    expect(
+      service
+        .log({ crawlId: inc.id, limit: 1000 })
+        .every((e) => e.status === 304 && e.annotations === 'not-modified'),
+    ).toBe(true);
   });
 });

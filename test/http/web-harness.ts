@@ -23,7 +23,10 @@ export function tempDir(prefix = 'trawl-web-'): string {
  * real http handler) whose extractor records every URL it filtered, so tests can prove what was
  * (not) re-indexed. `TrawlService.open` composes the same parts (see web-engine.test.ts).
  */
-export function makeWebService(dataDir: string, opts: { credentials?: CredentialStore; workers?: number } = {}) {
+export function makeWebService(
+  dataDir: string,
+  opts: { credentials?: CredentialStore; workers?: number } = {},
+) {
   const inner = createContentExtractor(createFilterRunner({ workers: opts.workers ?? 1 }));
   const filtered: string[] = [];
   const extractor: ContentExtractor & { close(): Promise<void> } = {
@@ -60,7 +63,11 @@ export function lastLineByUrl(service: TrawlService, crawlId: number): Map<strin
 
 /** URLs of a source's documents, sorted. */
 export function indexedUrls(service: TrawlService, sourceId: number): string[] {
-  return (service.db.prepare('SELECT url FROM documents WHERE source_id = ? ORDER BY url').all(sourceId) as { url: string }[]).map((r) => r.url);
+  return (
+    service.db.prepare('SELECT url FROM documents WHERE source_id = ? ORDER BY url').all(sourceId) as {
+      url: string;
+    }[]
+  ).map((r) => r.url);
 }
 
 /** Gaps in ms between consecutive arrival times. */

@@ -88,9 +88,15 @@ export interface DelayPolicy {
  * (Heritrix DispositionProcessor): factor × duration clamped to [min, max], raised to the host's
  * capped Crawl-delay, raised to what the bandwidth cap needs for `bytes`.
  */
-export function politenessDelay(policy: DelayPolicy, durationMs: number, bytes: number, crawlDelayMs: number): number {
+export function politenessDelay(
+  policy: DelayPolicy,
+  durationMs: number,
+  bytes: number,
+  crawlDelayMs: number,
+): number {
   let delay = Math.min(Math.max(policy.delayFactor * durationMs, policy.minDelayMs), policy.maxDelayMs);
   delay = Math.max(delay, crawlDelayMs);
-  if (policy.maxHostBandwidthKBps > 0) delay = Math.max(delay, bytes / (policy.maxHostBandwidthKBps * 1.024) - durationMs);
+  if (policy.maxHostBandwidthKBps > 0)
+    delay = Math.max(delay, bytes / (policy.maxHostBandwidthKBps * 1.024) - durationMs);
   return Math.max(0, Math.round(delay));
 }

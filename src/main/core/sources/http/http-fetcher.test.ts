@@ -13,27 +13,35 @@ const KB = 1024;
 const servers: net.Server[] = [];
 let origin = '';
 let connections = 0;
-const page = Buffer.from('<html><head><title>Compressed</title></head><body>hello compressed world</body></html>');
+const page = Buffer.from(
+  '<html><head><title>Compressed</title></head><body>hello compressed world</body></html>',
+);
 
 const routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
   '/gzip': (_q, r) => r.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(page)),
   '/deflate': (_q, r) => r.writeHead(200, { 'content-encoding': 'deflate' }).end(zlib.deflateSync(page)),
-  '/deflate-raw': (_q, r) => r.writeHead(200, { 'content-encoding': 'deflate' }).end(zlib.deflateRawSync(page)),
+  '/deflate-raw': (_q, r) =>
+    r.writeHead(200, { 'content-encoding': 'deflate' }).end(zlib.deflateRawSync(page)),
   '/br': (_q, r) => r.writeHead(200, { 'content-encoding': 'br' }).end(zlib.brotliCompressSync(page)),
   '/plain': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end(page),
   '/declared-huge': (_q, r) => {
     r.writeHead(200, { 'content-length': 5 * 1024 * KB });
     r.write(Buffer.alloc(64 * KB));
   },
-  '/bomb': (_q, r) => r.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.alloc(8 * 1024 * KB))),
-  '/corrupt-gzip': (_q, r) => r.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8])),
+  '/bomb': (_q, r) =>
+    r.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.alloc(8 * 1024 * KB))),
+  '/corrupt-gzip': (_q, r) =>
+    r
+      .writeHead(200, { 'content-encoding': 'gzip' })
+      .end(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8])),
   '/silent': () => {},
   '/trickle': (_q, r) => {
     r.writeHead(200);
     const t = setInterval(() => (r.destroyed ? clearInterval(t) : r.write('x')), 100);
   },
   '/reset': (q) => q.socket.destroy(),
-  '/headers': (q, r) => r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(q.headers)),
+  '/headers': (q, r) =>
+    r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(q.headers)),
 };
 
 const OPTS: FetcherOptions = {
@@ -54,7 +62,9 @@ async function listen(server: net.Server): Promise<number> {
 }
 
 beforeAll(async () => {
-  const server = http.createServer((req, res) => (routes[req.url ?? ''] ?? ((_q, r) => r.writeHead(404).end()))(req, res));
+  const server = http.createServer((req, res) =>
+    (routes[req.url ?? ''] ?? ((_q, r) => r.writeHead(404).end()))(req, res),
+  );
   server.on('connection', () => connections++);
   origin = `http://127.0.0.1:${await listen(server)}`;
 });
@@ -117,8 +127,14 @@ describe('HttpFetcher', () => {
 
   it('fails with Heritrix codes: -4 read and whole-fetch timeouts, -3 lost, -2 refused, -7 stopped', async () => {
     const f = new HttpFetcher(OPTS);
-    expect(await failure(f.fetch({ url: `${origin}/silent` }))).toMatchObject({ status: -4, message: expect.stringMatching(/read timeout/) });
-    expect(await failure(f.fetch({ url: `${origin}/trickle` }))).toMatchObject({ status: -4, message: expect.stringMatching(/longer than 1500/) });
+    expect(await failure(f.fetch({ url: `${origin}/silent` }))).toMatchObject({
+      status: -4,
+      message: expect.stringMatching(/read timeout/),
+    });
+    expect(await failure(f.fetch({ url: `${origin}/trickle` }))).toMatchObject({
+      status: -4,
+      message: expect.stringMatching(/longer than 1500/),
+    });
     expect((await failure(f.fetch({ url: `${origin}/reset` }))).status).toBe(-3);
     const closed = net.createServer();
     const port = await listen(closed);
@@ -163,11 +179,32 @@ describe('HttpFetcher', () => {
   it('tunnels https through the proxy with CONNECT', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-keyout',
+          path.join(dir, 'k.pem'),
+          '-out',
+          path.join(dir, 'c.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
     } catch {
       return void console.warn('openssl is missing: the CONNECT tunnel test is skipped');
     }
-    const tlsServer = https.createServer({ key: fs.readFileSync(path.join(dir, 'k.pem')), cert: fs.readFileSync(path.join(dir, 'c.pem')) }, (_q, r) => r.end('secure'));
+    const tlsServer = https.createServer(
+      { key: fs.readFileSync(path.join(dir, 'k.pem')), cert: fs.readFileSync(path.join(dir, 'c.pem')) },
+      (_q, r) => r.end('secure'),
+    );
     const tlsPort = await listen(tlsServer);
     const tunnels: string[] = [];
     const proxy = http.createServer();

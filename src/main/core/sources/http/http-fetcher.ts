@@ -94,7 +94,8 @@ function decoderFor(encoding: string | undefined, firstByte: number): Transform 
   const opts = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
   if (e === 'gzip' || e === 'x-gzip') return zlib.createGunzip(opts);
   // Servers send both zlib-wrapped and raw deflate under this name.
-  if (e === 'deflate') return (firstByte & 0x0f) === 8 ? zlib.createInflate(opts) : zlib.createInflateRaw(opts);
+  if (e === 'deflate')
+    return (firstByte & 0x0f) === 8 ? zlib.createInflate(opts) : zlib.createInflateRaw(opts);
   if (e === 'br') return zlib.createBrotliDecompress();
   return null;
 }
@@ -108,7 +109,12 @@ export class HttpFetcher {
   private readonly httpsAgent: https.Agent;
 
   constructor(private readonly opts: FetcherOptions) {
-    const agentOpts = { keepAlive: true, maxSockets: opts.perHostConnections, maxFreeSockets: opts.perHostConnections, scheduling: 'lifo' as const };
+    const agentOpts = {
+      keepAlive: true,
+      maxSockets: opts.perHostConnections,
+      maxFreeSockets: opts.perHostConnections,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new http.Agent(agentOpts);
     this.httpsAgent = new https.Agent(agentOpts);
   }
@@ -131,7 +137,8 @@ export class HttpFetcher {
       'accept-encoding': 'gzip, deflate, br',
       ...(req.headers ?? {}),
     };
-    const tunnel = this.opts.proxy && target.protocol === 'https:' ? await this.openTunnel(target, req.signal) : null;
+    const tunnel =
+      this.opts.proxy && target.protocol === 'https:' ? await this.openTunnel(target, req.signal) : null;
     return new Promise<FetchResult>((resolve, reject) => {
       let settled = false;
       let connectTimer: NodeJS.Timeout | undefined;
@@ -180,7 +187,9 @@ export class HttpFetcher {
         method: 'GET',
         headers: viaProxy ? { ...headers, host: target.host } : headers,
         host: viaProxy ? this.opts.proxy!.host : hostname,
-        port: viaProxy ? this.opts.proxy!.port : Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+        port: viaProxy
+          ? this.opts.proxy!.port
+          : Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
         path: viaProxy ? target.href : `${target.pathname}${target.search}`,
         servername,
       };
@@ -192,7 +201,8 @@ export class HttpFetcher {
       }
       const request = (target.protocol === 'https:' && !viaProxy ? https : http).request(options);
       const totalTimer = setTimeout(
-        () => fail(new FetchError(LocalStatus.timeout, `fetch took longer than ${this.opts.fetchTimeoutMs} ms`)),
+        () =>
+          fail(new FetchError(LocalStatus.timeout, `fetch took longer than ${this.opts.fetchTimeoutMs} ms`)),
         this.opts.fetchTimeoutMs,
       );
       if (req.signal?.aborted) return onAbort();
@@ -201,7 +211,10 @@ export class HttpFetcher {
       request.on('socket', (socket) => {
         if ((socket as Duplex & { connecting?: boolean }).connecting) {
           connectTimer = setTimeout(
-            () => fail(new FetchError(LocalStatus.connect, `connect timeout after ${this.opts.connectTimeoutMs} ms`)),
+            () =>
+              fail(
+                new FetchError(LocalStatus.connect, `connect timeout after ${this.opts.connectTimeoutMs} ms`),
+              ),
             this.opts.connectTimeoutMs,
           );
           socket.once(tunnel ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
@@ -248,7 +261,8 @@ export class HttpFetcher {
           if (settled) return;
           wireBytes += chunk.length;
           if (decoder === undefined) {
-            decoder = decoderFor(res.headers['content-encoding'] as string | undefined, chunk[0]) ?? 'identity';
+            decoder =
+              decoderFor(res.headers['content-encoding'] as string | undefined, chunk[0]) ?? 'identity';
             if (decoder !== 'identity') {
               const d = decoder;
               d.on('data', take);
@@ -276,7 +290,9 @@ export class HttpFetcher {
             void decoderDone.then(finish);
           } else finish();
         });
-        res.on('aborted', () => fail(new FetchError(LocalStatus.lost, 'connection lost during the response')));
+        res.on('aborted', () =>
+          fail(new FetchError(LocalStatus.lost, 'connection lost during the response')),
+        );
         res.on('error', (e) => fail(classify(e as NodeJS.ErrnoException)));
       });
       request.end();
@@ -288,10 +304,19 @@ export class HttpFetcher {
     const proxy = this.opts.proxy!;
     const authority = `${target.hostname}:${target.port || 443}`;
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: proxy.host, port: proxy.port, method: 'CONNECT', path: authority, headers: { host: authority }, agent: false });
+      const req = http.request({
+        host: proxy.host,
+        port: proxy.port,
+        method: 'CONNECT',
+        path: authority,
+        headers: { host: authority },
+        agent: false,
+      });
       const timer = setTimeout(() => {
         req.destroy();
-        reject(new FetchError(LocalStatus.connect, `proxy CONNECT timeout after ${this.opts.connectTimeoutMs} ms`));
+        reject(
+          new FetchError(LocalStatus.connect, `proxy CONNECT timeout after ${this.opts.connectTimeoutMs} ms`),
+        );
       }, this.opts.connectTimeoutMs);
       signal?.addEventListener('abort', () => req.destroy(), { once: true });
       req.on('connect', (res, socket) => {

@@ -17,7 +17,9 @@ describe('http settings', () => {
   });
 
   it('names every invalid field', () => {
-    expect(() => resolveHttpSettings({ maxHops: -1, proxy: { host: '', port: 70000 } })).toThrow(HttpSettingsError);
+    expect(() => resolveHttpSettings({ maxHops: -1, proxy: { host: '', port: 70000 } })).toThrow(
+      HttpSettingsError,
+    );
     try {
       resolveHttpSettings({ maxHops: -1, proxy: { host: 'p', port: 70000 }, bogus: true });
     } catch (e) {
@@ -41,6 +43,8 @@ describe('politeness delay', () => {
   });
   it('is raised to the Crawl-delay and to the bandwidth cap', () => {
     expect(politenessDelay(policy, 100, 0, 45_000)).toBe(45_000);
-    expect(politenessDelay({ ...policy, maxHostBandwidthKBps: 100 }, 100, 10 * 1024 * 1024, 0)).toBe(Math.round((10 * 1024 * 1024) / 102.4 - 100));
+    expect(politenessDelay({ ...policy, maxHostBandwidthKBps: 100 }, 100, 10 * 1024 * 1024, 0)).toBe(
+      Math.round((10 * 1024 * 1024) / 102.4 - 100),
+    );
   });
 });

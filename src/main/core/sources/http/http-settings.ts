@@ -75,7 +75,9 @@ export const httpSettingsSchema = z
 export type HttpSettingsInput = z.infer<typeof httpSettingsSchema>;
 
 /** Resolved form: every field set. */
-export type HttpSettings = Required<Omit<HttpSettingsInput, 'proxy'>> & { proxy: { host: string; port: number } | null };
+export type HttpSettings = Required<Omit<HttpSettingsInput, 'proxy'>> & {
+  proxy: { host: string; port: number } | null;
+};
 
 const MB = 1024 * 1024;
 

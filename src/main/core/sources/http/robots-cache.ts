@@ -44,7 +44,11 @@ export class RobotsCache {
    * Fetch an origin's robots.txt and cache the outcome; `retryMs` is how long an unavailable
    * result holds. Never throws except when `signal` aborts (FetchError with the stopped status).
    */
-  async load(origin: string, fetcher: HttpFetcher, opts: { retryMs: number; signal?: AbortSignal }): Promise<RobotsEntry> {
+  async load(
+    origin: string,
+    fetcher: HttpFetcher,
+    opts: { retryMs: number; signal?: AbortSignal },
+  ): Promise<RobotsEntry> {
     const fetchedAt = Date.now();
     let url = `${origin.replace(/:(80|443)$/, (m, p) => ((p === '80' && origin.startsWith('http:')) || (p === '443' && origin.startsWith('https:')) ? '' : m))}/robots.txt`;
     let entry: RobotsEntry | undefined;
@@ -55,26 +59,62 @@ export class RobotsCache {
       } catch (e) {
         if (opts.signal?.aborted) throw e;
         const fe = e instanceof FetchError ? e : new FetchError(-3, String(e));
-        entry = { kind: 'unavailable', status: fe.status, reason: `robots.txt unreachable: ${fe.message}`, fetchedAt, expiresAt: Date.now() + opts.retryMs };
+        entry = {
+          kind: 'unavailable',
+          status: fe.status,
+          reason: `robots.txt unreachable: ${fe.message}`,
+          fetchedAt,
+          expiresAt: Date.now() + opts.retryMs,
+        };
         break;
       }
       const s = res.status;
       if (s >= 200 && s < 300) {
         const body = res.decodeError ? '' : res.body.toString('utf8');
-        entry = { kind: 'parsed', robots: parseRobotsTxt(body), status: s, fetchedAt, expiresAt: fetchedAt + this.ttlMs };
+        entry = {
+          kind: 'parsed',
+          robots: parseRobotsTxt(body),
+          status: s,
+          fetchedAt,
+          expiresAt: fetchedAt + this.ttlMs,
+        };
       } else if (s >= 300 && s < 400 && res.headers.location) {
         try {
           url = new URL(String(res.headers.location), url).href;
         } catch {
-          entry = { kind: 'allow-all', status: s, reason: 'robots.txt redirects to an invalid URL', fetchedAt, expiresAt: fetchedAt + this.ttlMs };
+          entry = {
+            kind: 'allow-all',
+            status: s,
+            reason: 'robots.txt redirects to an invalid URL',
+            fetchedAt,
+            expiresAt: fetchedAt + this.ttlMs,
+          };
         }
       } else if (s === 429 || s >= 500) {
-        entry = { kind: 'unavailable', status: s, reason: `robots.txt unavailable (HTTP ${s})`, fetchedAt, expiresAt: Date.now() + opts.retryMs };
+        entry = {
+          kind: 'unavailable',
+          status: s,
+          reason: `robots.txt unavailable (HTTP ${s})`,
+          fetchedAt,
+          expiresAt: Date.now() + opts.retryMs,
+        };
       } else {
-        entry = { kind: 'allow-all', status: s, reason: `no robots.txt (HTTP ${s})`, fetchedAt, expiresAt: fetchedAt + this.ttlMs };
+        entry = {
+          kind: 'allow-all',
+          status: s,
+          reason: `no robots.txt (HTTP ${s})`,
+          fetchedAt,
+          expiresAt: fetchedAt + this.ttlMs,
+        };
       }
     }
-    entry ??= { kind: 'allow-all', status: 310, reason: `robots.txt redirects more than ${ROBOTS_MAX_REDIRECTS} times`, fetchedAt, expiresAt: fetchedAt + this.ttlMs };
+    entry ??= {
+      kind: 'allow-all',
+      status: 310,
+      reason: `robots.txt redirects more than ${ROBOTS_MAX_REDIRECTS} times`,
+      fetchedAt,
+      expiresAt: fetchedAt + this.ttlMs,
+    };
     this.entries.set(origin, entry);
     return entry;
   }

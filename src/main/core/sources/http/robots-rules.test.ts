@@ -41,7 +41,9 @@ describe('robots.txt conformance (google/robotstxt cases)', () => {
 
 describe('robots.txt details', () => {
   it('reads Crawl-delay and sitemaps, and picks the delay of the applicable group', () => {
-    const r = parseRobotsTxt('Sitemap: http://h/s.xml\nUser-agent: *\nCrawl-delay: 2\n\nUser-agent: TrawlBot\nCrawl-delay: 0.5\nDisallow: /x\n');
+    const r = parseRobotsTxt(
+      'Sitemap: http://h/s.xml\nUser-agent: *\nCrawl-delay: 2\n\nUser-agent: TrawlBot\nCrawl-delay: 0.5\nDisallow: /x\n',
+    );
     expect(r.sitemaps).toEqual(['http://h/s.xml']);
     expect(rulesFor(r, 'TrawlBot').crawlDelay).toBe(0.5);
     expect(rulesFor(r, 'OtherBot').crawlDelay).toBe(2);

@@ -121,7 +121,10 @@ function clipLine(line: string): string {
   if (line.length * 3 <= MAX_LINE_OCTETS) return line;
   const bytes = Buffer.from(line, 'utf8');
   if (bytes.length <= MAX_LINE_OCTETS) return line;
-  return bytes.subarray(0, MAX_LINE_OCTETS).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, MAX_LINE_OCTETS)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /**

@@ -3,7 +3,9 @@ import { canonicalKey, fetchUrl, originKey, parseHttpUrl, siteKey } from './url-
 
 describe('canonicalKey', () => {
   it('lowercases scheme and host, drops the default port, fragment and credentials', () => {
-    expect(canonicalKey('HTTP://User:Secret@Example.COM:80/A/b.html#Section')).toBe('http://example.com/A/b.html');
+    expect(canonicalKey('HTTP://User:Secret@Example.COM:80/A/b.html#Section')).toBe(
+      'http://example.com/A/b.html',
+    );
     expect(canonicalKey('https://example.com:443/x')).toBe('https://example.com/x');
     expect(canonicalKey('https://example.com:8443/x')).toBe('https://example.com:8443/x');
   });

@@ -4,7 +4,15 @@
  */
 
 /** Query parameters that carry a session, never content (compared lowercase). */
-const SESSION_PARAMS = new Set(['jsessionid', 'phpsessid', 'sessionid', 'session_id', 'cfid', 'cftoken', 'sid']);
+const SESSION_PARAMS = new Set([
+  'jsessionid',
+  'phpsessid',
+  'sessionid',
+  'session_id',
+  'cfid',
+  'cftoken',
+  'sid',
+]);
 
 /** `sid` is only a session id when it looks like one (Heritrix: 32 alphanumerics). */
 const SID_VALUE = /^[0-9a-z]{32}$/i;
@@ -82,6 +90,9 @@ export function originKey(u: URL): string {
  * and `https://h/` are the same site (a site moving to https stays in scope).
  */
 export function siteKey(u: URL): string {
-  const defaultPort = u.port === '' || (u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443');
+  const defaultPort =
+    u.port === '' ||
+    (u.protocol === 'http:' && u.port === '80') ||
+    (u.protocol === 'https:' && u.port === '443');
   return defaultPort ? u.hostname : `${u.hostname}:${u.port}`;
 }

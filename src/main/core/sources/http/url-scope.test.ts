@@ -8,12 +8,16 @@ import { linkHops, trailingRedirects, UrlScope } from './url-scope.js';
 const SEED = 'http://site.example/docs/';
 
 function scope(rules: CrawlRule[] = [], http: Record<string, unknown> = {}): UrlScope {
-  const s = new UrlScope({ kind: 'http', rules, settings: defaultSettings('http') }, resolveHttpSettings(http));
+  const s = new UrlScope(
+    { kind: 'http', rules, settings: defaultSettings('http') },
+    resolveHttpSettings(http),
+  );
   s.addSite(parseHttpUrl(SEED)!);
   return s;
 }
 
-const decide = (s: UrlScope, url: string, hops = 'L', isSeed = false) => s.decide(parseHttpUrl(url)!, hops, SEED, isSeed);
+const decide = (s: UrlScope, url: string, hops = 'L', isSeed = false) =>
+  s.decide(parseHttpUrl(url)!, hops, SEED, isSeed);
 
 describe('UrlScope', () => {
   it('keeps to the seeds’ hosts by default, and lets an include rule reach further', () => {
@@ -34,8 +38,14 @@ describe('UrlScope', () => {
       { action: 'exclude', syntax: 'glob', pattern: '**/*.zip' },
       { action: 'exclude', syntax: 'regex', pattern: '/private/' },
     ]);
-    expect(decide(s, 'http://site.example/files/a.zip')).toMatchObject({ accept: false, reason: expect.stringMatching(/rule 1/) });
-    expect(decide(s, 'http://site.example/private/x', '', true)).toMatchObject({ accept: false, reason: expect.stringMatching(/rule 2/) });
+    expect(decide(s, 'http://site.example/files/a.zip')).toMatchObject({
+      accept: false,
+      reason: expect.stringMatching(/rule 1/),
+    });
+    expect(decide(s, 'http://site.example/private/x', '', true)).toMatchObject({
+      accept: false,
+      reason: expect.stringMatching(/rule 2/),
+    });
     expect(decide(s, 'http://site.example/public/x').accept).toBe(true);
   });
 
@@ -43,7 +53,10 @@ describe('UrlScope', () => {
     const s = scope([], { maxHops: 2 });
     expect(decide(s, 'http://site.example/a', 'LL').accept).toBe(true);
     expect(decide(s, 'http://site.example/a', 'LLRR').accept).toBe(true);
-    expect(decide(s, 'http://site.example/a', 'LLE')).toMatchObject({ accept: false, reason: expect.stringMatching(/2 hops/) });
+    expect(decide(s, 'http://site.example/a', 'LLE')).toMatchObject({
+      accept: false,
+      reason: expect.stringMatching(/2 hops/),
+    });
     expect(linkHops('LRERL')).toBe(3);
     expect(trailingRedirects('LRLRR')).toBe(2);
   });

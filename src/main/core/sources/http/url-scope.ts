@@ -11,8 +11,7 @@ const REPEATED_SEGMENTS = /\/(.*?\/)\1{2,}/;
 
 /** A scope decision: accepted (with the crawl rule that decided, if any) or rejected with a reason. */
 export type ScopeDecision =
-  | { accept: true; rule: CrawlRule | null }
-  | { accept: false; reason: string; rule: CrawlRule | null };
+  { accept: true; rule: CrawlRule | null } | { accept: false; reason: string; rule: CrawlRule | null };
 
 /** Link hops (`L`) and embed hops (`E`) of a hop path; redirects (`R`) and prerequisites do not count. */
 export function linkHops(hops: string): number {
@@ -72,26 +71,43 @@ export class UrlScope {
 
   /** Decide whether `u`, reached by hop path `hops` from `seed`, is crawled. */
   decide(u: URL, hops: string, seed: string, isSeed: boolean): ScopeDecision {
-    if (u.href.length > MAX_URL_LENGTH) return { accept: false, reason: `URL longer than ${MAX_URL_LENGTH} characters`, rule: null };
+    if (u.href.length > MAX_URL_LENGTH)
+      return { accept: false, reason: `URL longer than ${MAX_URL_LENGTH} characters`, rule: null };
     const d = this.rules.decide(decodeForRules(u.href), decodeForRules(seed), false);
     if (d.rule && d.rule.action === 'exclude') return { accept: false, reason: d.reason, rule: d.rule };
     if (!d.included && !isSeed) return { accept: false, reason: d.reason, rule: null };
     // An include rule lifts the same-host limit only for hosts it names (`**` must not open the web).
-    const byInclude = d.rule?.action === 'include' && d.rule.pattern.replace(/\\/g, '').toLowerCase().includes(u.hostname.toLowerCase());
+    const byInclude =
+      d.rule?.action === 'include' &&
+      d.rule.pattern.replace(/\\/g, '').toLowerCase().includes(u.hostname.toLowerCase());
     if (!isSeed) {
       if (this.settings.sameHostOnly && !byInclude && !this.isSeedSite(u)) {
-        return { accept: false, reason: `host ${u.host} is not a start address's host (same host only)`, rule: null };
+        return {
+          accept: false,
+          reason: `host ${u.host} is not a start address's host (same host only)`,
+          rule: null,
+        };
       }
       if (linkHops(hops) > this.settings.maxHops) {
-        return { accept: false, reason: `more than ${this.settings.maxHops} hops from the start address`, rule: d.rule };
+        return {
+          accept: false,
+          reason: `more than ${this.settings.maxHops} hops from the start address`,
+          rule: d.rule,
+        };
       }
     }
-    if (!this.settings.complexUrls && u.search) return { accept: false, reason: 'URL has a query string (complex URLs are off)', rule: d.rule };
+    if (!this.settings.complexUrls && u.search)
+      return { accept: false, reason: 'URL has a query string (complex URLs are off)', rule: d.rule };
     const depth = u.pathname.split('/').filter(Boolean).length;
     if (depth > this.settings.maxPathDepth) {
-      return { accept: false, reason: `path deeper than ${this.settings.maxPathDepth} segments`, rule: d.rule };
+      return {
+        accept: false,
+        reason: `path deeper than ${this.settings.maxPathDepth} segments`,
+        rule: d.rule,
+      };
     }
-    if (REPEATED_SEGMENTS.test(u.pathname)) return { accept: false, reason: 'path repeats a segment run three times (crawler trap)', rule: d.rule };
+    if (REPEATED_SEGMENTS.test(u.pathname))
+      return { accept: false, reason: 'path repeats a segment run three times (crawler trap)', rule: d.rule };
     return { accept: true, rule: d.rule };
   }
 }

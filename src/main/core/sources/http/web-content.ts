@@ -1,4 +1,10 @@
-import { METADATA_FILTER_ID, mimeForExtension, normaliseMime, pickFilter, SNIFF_BYTES } from '../../filters/filter-table.js';
+import {
+  METADATA_FILTER_ID,
+  mimeForExtension,
+  normaliseMime,
+  pickFilter,
+  SNIFF_BYTES,
+} from '../../filters/filter-table.js';
 
 /**
  * What a fetched body is: its MIME type (Content-Type checked against the bytes), charset, name and

@@ -6,7 +6,14 @@ import type { FilterOutput } from '../../filters/filter.js';
 import type { CrawlRule, SecurityDescriptor } from '../../model.js';
 import type { HandlerContext } from '../handler.js';
 import { type Candidate, HostQueue, politenessDelay } from './host-queue.js';
-import { FetchError, header, HttpFetcher, LocalStatus, retryAfterMs, type FetchResult } from './http-fetcher.js';
+import {
+  FetchError,
+  header,
+  HttpFetcher,
+  LocalStatus,
+  retryAfterMs,
+  type FetchResult,
+} from './http-fetcher.js';
 import { resolveHttpSettings, type HttpSettings } from './http-settings.js';
 import type { RobotsCache } from './robots-cache.js';
 import { ALLOW_ALL, DISALLOW_ALL, productToken, rulesFor } from './robots-rules.js';
@@ -53,8 +60,19 @@ export interface WebCrawlDeps {
  * invalid settings before anything is fetched, and rethrows a failure of the index writer after
  * the fetches in flight have settled (nothing is swept then).
  */
-export async function crawlWeb(session: CrawlSession, extractor: ContentExtractor, ctx: HandlerContext, deps: WebCrawlDeps): Promise<void> {
-  const crawl = new WebCrawl(session, extractor, ctx, deps, resolveHttpSettings(session.source.settings.http));
+export async function crawlWeb(
+  session: CrawlSession,
+  extractor: ContentExtractor,
+  ctx: HandlerContext,
+  deps: WebCrawlDeps,
+): Promise<void> {
+  const crawl = new WebCrawl(
+    session,
+    extractor,
+    ctx,
+    deps,
+    resolveHttpSettings(session.source.settings.http),
+  );
   try {
     await crawl.run();
   } finally {
@@ -91,7 +109,10 @@ class WebCrawl {
     private readonly settings: HttpSettings,
   ) {
     // The source-wide max file size caps web documents too.
-    settings.maxDocumentBytes = Math.min(settings.maxDocumentBytes, session.source.settings.maxFileSize || Number.POSITIVE_INFINITY);
+    settings.maxDocumentBytes = Math.min(
+      settings.maxDocumentBytes,
+      session.source.settings.maxFileSize || Number.POSITIVE_INFINITY,
+    );
     this.scope = new UrlScope(session.source, settings);
     this.fetcher = new HttpFetcher(settings);
     this.agent = productToken(settings.userAgent);
@@ -110,7 +131,9 @@ class WebCrawl {
     const { source } = this.session;
     const db = this.session.opts.db;
     for (const row of db
-      .prepare('SELECT id, url, etag, last_modified, content_hash, outlinks, mtime, ctime, size FROM documents WHERE source_id = ?')
+      .prepare(
+        'SELECT id, url, etag, last_modified, content_hash, outlinks, mtime, ctime, size FROM documents WHERE source_id = ?',
+      )
       .iterate(source.id) as IterableIterator<HistoryRow>) {
       const key = canonicalKey(row.url);
       if (key) this.history.set(key, row);
@@ -170,7 +193,11 @@ class WebCrawl {
           continue;
         }
         pending = true;
-        while (host.size && host.inFlight < this.settings.perHostConnections && this.inFlight < this.settings.concurrency) {
+        while (
+          host.size &&
+          host.inFlight < this.settings.perHostConnections &&
+          this.inFlight < this.settings.concurrency
+        ) {
           if (host.nextAt > now) {
             earliest = Math.min(earliest, host.nextAt);
             break;
@@ -191,7 +218,8 @@ class WebCrawl {
       if (!pending && this.inFlight === 0) break;
       await new Promise<void>((resolve) => {
         this.wakeUp = resolve;
-        if (earliest < Number.POSITIVE_INFINITY) this.wakeTimer = setTimeout(() => this.wake(), Math.max(1, earliest - Date.now()));
+        if (earliest < Number.POSITIVE_INFINITY)
+          this.wakeTimer = setTimeout(() => this.wake(), Math.max(1, earliest - Date.now()));
         if (this.signal.aborted) this.wake();
       });
     }
@@ -227,9 +255,18 @@ class WebCrawl {
   }
 
   /** Set the host's next start time after a fetch (Heritrix politeness). */
-  private politeAfter(host: HostQueue, res: { durationMs: number; wireBytes: number } | null, extraMs = 0): void {
-    const delay = res ? politenessDelay(this.settings, res.durationMs, res.wireBytes, host.crawlDelayMs) : Math.max(this.settings.minDelayMs, host.crawlDelayMs);
-    host.nextAt = Math.max(host.nextAt === Number.POSITIVE_INFINITY ? 0 : host.nextAt, Date.now() + Math.max(delay, extraMs));
+  private politeAfter(
+    host: HostQueue,
+    res: { durationMs: number; wireBytes: number } | null,
+    extraMs = 0,
+  ): void {
+    const delay = res
+      ? politenessDelay(this.settings, res.durationMs, res.wireBytes, host.crawlDelayMs)
+      : Math.max(this.settings.minDelayMs, host.crawlDelayMs);
+    host.nextAt = Math.max(
+      host.nextAt === Number.POSITIVE_INFINITY ? 0 : host.nextAt,
+      Date.now() + Math.max(delay, extraMs),
+    );
   }
 
   // ---- discovery ----
@@ -247,7 +284,12 @@ class WebCrawl {
       }
       if (this.settings.maxPages > 0 && this.session.counts.discovered >= this.settings.maxPages) {
         this.budgetHit = true;
-        this.exclude(cand, LocalStatus.outOfScope, `more than ${this.settings.maxPages} pages (maxPages)`, 'budget');
+        this.exclude(
+          cand,
+          LocalStatus.outOfScope,
+          `more than ${this.settings.maxPages} pages (maxPages)`,
+          'budget',
+        );
         return;
       }
       this.session.counts.discovered++;
@@ -264,7 +306,8 @@ class WebCrawl {
   private follow(from: Candidate, links: readonly string[], kind: 'L' | 'E'): void {
     for (const link of links) {
       const u = parseHttpUrl(link, from.url);
-      if (u) this.enqueue(u, { hops: from.hops + kind, via: from.url, seed: from.seed, chain: [], isSeed: false });
+      if (u)
+        this.enqueue(u, { hops: from.hops + kind, via: from.url, seed: from.seed, chain: [], isSeed: false });
     }
   }
 
@@ -278,7 +321,8 @@ class WebCrawl {
   // ---- outcomes ----
 
   private line(c: Candidate, fields: Omit<LogLine, 'url' | 'hops' | 'via'>): void {
-    const annotations = [fields.annotations, c.tries > 0 ? `${c.tries + 1}t` : null].filter(Boolean).join(',') || null;
+    const annotations =
+      [fields.annotations, c.tries > 0 ? `${c.tries + 1}t` : null].filter(Boolean).join(',') || null;
     this.session.log({ url: c.url, hops: c.hops || '-', via: c.via, ...fields, annotations });
     this.session.currentItem = c.url;
     this.session.tick();
@@ -289,14 +333,28 @@ class WebCrawl {
     this.line(c, { outcome: 'excluded', status, reason, annotations: annotation });
   }
 
-  private fail(c: Candidate, status: number, reason: string, annotation: string | null, transient: boolean, res?: FetchResult): void {
+  private fail(
+    c: Candidate,
+    status: number,
+    reason: string,
+    annotation: string | null,
+    transient: boolean,
+    res?: FetchResult,
+  ): void {
     this.session.counts.failed++;
     if (transient) {
       this.protectedKeys.add(c.key);
       // Pages below a page that failed for now are still part of the site.
       this.followStored(c, this.history.get(c.key));
     }
-    this.line(c, { outcome: 'failed', status, reason, annotations: annotation, size: res?.wireBytes, durationMs: res?.durationMs });
+    this.line(c, {
+      outcome: 'failed',
+      status,
+      reason,
+      annotations: annotation,
+      size: res?.wireBytes,
+      durationMs: res?.durationMs,
+    });
   }
 
   private failClosed(host: HostQueue, c: Candidate): void {
@@ -328,7 +386,11 @@ class WebCrawl {
       if (u && closedOrigins.has(originKey(u))) continue;
       this.session.writer.delete(row.id);
       this.session.counts.deleted++;
-      this.session.log({ url: row.url, outcome: 'deleted', reason: this.seen.has(key) ? 'no longer in scope' : 'no longer linked from the start addresses' });
+      this.session.log({
+        url: row.url,
+        outcome: 'deleted',
+        reason: this.seen.has(key) ? 'no longer in scope' : 'no longer linked from the start addresses',
+      });
     }
   }
 
@@ -341,13 +403,17 @@ class WebCrawl {
       let fetched = false;
       if (!entry) {
         const t0 = Date.now();
-        entry = await this.deps.robots.load(host.origin, this.fetcher, { retryMs: this.settings.robotsRetryMs, signal: this.signal });
+        entry = await this.deps.robots.load(host.origin, this.fetcher, {
+          retryMs: this.settings.robotsRetryMs,
+          signal: this.signal,
+        });
         fetched = true;
         this.politeAfter(host, { durationMs: Date.now() - t0, wireBytes: 0 });
       }
       if (entry.kind === 'parsed') {
         host.robots = rulesFor(entry.robots, this.agent);
-        if (this.settings.sitemaps && entry.robots.sitemaps.length) this.enqueueSitemaps(entry.robots.sitemaps, host);
+        if (this.settings.sitemaps && entry.robots.sitemaps.length)
+          this.enqueueSitemaps(entry.robots.sitemaps, host);
       } else if (entry.kind === 'allow-all') {
         host.robots = ALLOW_ALL;
       } else {
@@ -381,7 +447,14 @@ class WebCrawl {
       if (!u || !this.scope.isSeedSite(u)) continue;
       if (this.sitemapsRead >= MAX_SITEMAPS) return;
       this.sitemapsRead++;
-      this.enqueue(u, { hops: 'P', via: `${host.origin}/robots.txt`, seed: u.href, chain: [], isSeed: false, sitemap: true });
+      this.enqueue(u, {
+        hops: 'P',
+        via: `${host.origin}/robots.txt`,
+        seed: u.href,
+        chain: [],
+        isSeed: false,
+        sitemap: true,
+      });
     }
   }
 
@@ -393,12 +466,24 @@ class WebCrawl {
       if (this.signal.aborted) return;
       this.politeAfter(host, null);
       const fe = e as FetchError;
-      this.line(c, { outcome: 'failed', status: fe.status, reason: `sitemap: ${fe.message}`, annotations: 'sitemap' });
+      this.line(c, {
+        outcome: 'failed',
+        status: fe.status,
+        reason: `sitemap: ${fe.message}`,
+        annotations: 'sitemap',
+      });
       return;
     }
     this.politeAfter(host, res);
     if (res.status < 200 || res.status >= 300) {
-      this.line(c, { outcome: 'failed', status: res.status, reason: `sitemap: HTTP ${res.status}`, annotations: 'sitemap', size: res.wireBytes, durationMs: res.durationMs });
+      this.line(c, {
+        outcome: 'failed',
+        status: res.status,
+        reason: `sitemap: HTTP ${res.status}`,
+        annotations: 'sitemap',
+        size: res.wireBytes,
+        durationMs: res.durationMs,
+      });
       return;
     }
     const content = parseSitemap(res.body, this.settings.maxDecompressedBytes);
@@ -412,7 +497,9 @@ class WebCrawl {
     });
     this.session.counts.excluded++;
     this.enqueueSitemaps(content.sitemaps, host);
-    const seedOf = (u: URL): string => this.session.source.startAddresses.find((s) => parseHttpUrl(s)?.host === u.host) ?? this.session.source.startAddresses[0];
+    const seedOf = (u: URL): string =>
+      this.session.source.startAddresses.find((s) => parseHttpUrl(s)?.host === u.host) ??
+      this.session.source.startAddresses[0];
     for (const loc of content.urls) {
       const u = parseHttpUrl(loc);
       if (u) this.enqueue(u, { hops: 'PL', via: c.url, seed: seedOf(u), chain: [], isSeed: false });
@@ -449,9 +536,14 @@ class WebCrawl {
     }
     const rule = this.scope.ruleFor(u, c.seed);
     const cred = await this.credentialFor(rule);
-    if (cred) headers.authorization = `Basic ${Buffer.from(`${cred.user}:${cred.password}`).toString('base64')}`;
+    if (cred)
+      headers.authorization = `Basic ${Buffer.from(`${cred.user}:${cred.password}`).toString('base64')}`;
     const security: SecurityDescriptor | null = cred
-      ? { entries: (rule?.principals?.length ? rule.principals : [this.defaultPrincipal]).map((principal) => ({ type: 'allow' as const, principal })) }
+      ? {
+          entries: (rule?.principals?.length ? rule.principals : [this.defaultPrincipal]).map(
+            (principal) => ({ type: 'allow' as const, principal }),
+          ),
+        }
       : null;
 
     let res: FetchResult;
@@ -488,7 +580,13 @@ class WebCrawl {
       if (hist) {
         this.reached.add(c.key);
         this.session.counts.notModified++;
-        this.line(c, { ...base, outcome: 'not-modified', reason: null, mime: null, annotations: 'not-modified' });
+        this.line(c, {
+          ...base,
+          outcome: 'not-modified',
+          reason: null,
+          mime: null,
+          annotations: 'not-modified',
+        });
         this.followStored(c, hist);
       } else {
         this.fail(c, s, '304 Not Modified without a stored copy', null, false, res);
@@ -512,14 +610,21 @@ class WebCrawl {
         this.retry(host, c, wait);
         return;
       }
-      const why = after !== undefined && wait > this.settings.maxRetryAfterSeconds * 1000 ? `, Retry-After ${Math.round(wait / 1000)} s exceeds the cap` : '';
+      const why =
+        after !== undefined && wait > this.settings.maxRetryAfterSeconds * 1000
+          ? `, Retry-After ${Math.round(wait / 1000)} s exceeds the cap`
+          : '';
       this.fail(c, s, `server error (HTTP ${s})${why}`, null, true, res);
       return;
     }
     if (s < 200 || s >= 300) {
       const removed = this.removeNow(c);
       this.session.counts.failed++;
-      this.line(c, { ...base, outcome: 'failed', reason: `HTTP ${s}${removed ? ': removed from the index' : ''}` });
+      this.line(c, {
+        ...base,
+        outcome: 'failed',
+        reason: `HTTP ${s}${removed ? ': removed from the index' : ''}`,
+      });
       return;
     }
     await this.indexPage(c, u, res, hist, security);
@@ -532,7 +637,11 @@ class WebCrawl {
     if (!target) {
       this.removeNow(c);
       this.session.counts.failed++;
-      this.line(c, { ...base, outcome: 'failed', reason: location ? `redirect to an unsupported URL (${location})` : 'redirect without Location' });
+      this.line(c, {
+        ...base,
+        outcome: 'failed',
+        reason: location ? `redirect to an unsupported URL (${location})` : 'redirect without Location',
+      });
       return;
     }
     const chain = [...c.chain, c.key];
@@ -540,13 +649,23 @@ class WebCrawl {
     if (chain.includes(tkey)) {
       this.removeNow(c);
       this.session.counts.failed++;
-      this.line(c, { ...base, outcome: 'failed', reason: `redirect loop (${[...chain, tkey].join(' → ')})`, annotations: 'redirect-loop' });
+      this.line(c, {
+        ...base,
+        outcome: 'failed',
+        reason: `redirect loop (${[...chain, tkey].join(' → ')})`,
+        annotations: 'redirect-loop',
+      });
       return;
     }
     if (trailingRedirects(c.hops) + 1 > this.settings.maxRedirects) {
       this.removeNow(c);
       this.session.counts.failed++;
-      this.line(c, { ...base, outcome: 'failed', reason: `more than ${this.settings.maxRedirects} redirects in a row`, annotations: 'too-many-redirects' });
+      this.line(c, {
+        ...base,
+        outcome: 'failed',
+        reason: `more than ${this.settings.maxRedirects} redirects in a row`,
+        annotations: 'too-many-redirects',
+      });
       return;
     }
     const removed = this.removeNow(c);
@@ -556,10 +675,22 @@ class WebCrawl {
     // A seed's redirect target (directly or through redirects only) is a seed itself.
     const seedChain = c.isSeed && /^R*$/.test(c.hops);
     if (seedChain && !isBareTld(target, new URL(c.seed))) this.scope.addSite(target);
-    this.enqueue(target, { hops: `${c.hops}R`, via: c.url, seed: seedChain ? target.href : c.seed, chain, isSeed: seedChain });
+    this.enqueue(target, {
+      hops: `${c.hops}R`,
+      via: c.url,
+      seed: seedChain ? target.href : c.seed,
+      chain,
+      isSeed: seedChain,
+    });
   }
 
-  private async indexPage(c: Candidate, u: URL, res: FetchResult, hist: HistoryRow | undefined, security: SecurityDescriptor | null): Promise<void> {
+  private async indexPage(
+    c: Candidate,
+    u: URL,
+    res: FetchResult,
+    hist: HistoryRow | undefined,
+    security: SecurityDescriptor | null,
+  ): Promise<void> {
     const { session, extractor } = this;
     const base = { status: res.status, size: res.wireBytes, durationMs: res.durationMs };
     const digest = crypto.createHash('sha1').update(res.body).digest('hex');
@@ -568,7 +699,13 @@ class WebCrawl {
       this.reached.add(c.key);
       session.writer.touch(hist.id, { mtime: hist.mtime, ctime: hist.ctime, size: hist.size, security });
       session.counts.notModified++;
-      this.line(c, { ...base, outcome: 'not-modified', reason: 'content unchanged', digest: `sha1:${digest}`, annotations: 'duplicate:digest' });
+      this.line(c, {
+        ...base,
+        outcome: 'not-modified',
+        reason: 'content unchanged',
+        digest: `sha1:${digest}`,
+        annotations: 'duplicate:digest',
+      });
       this.followStored(c, hist);
       return;
     }
