@@ -135,7 +135,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await scheduler?.stop();
+  scheduler?.stop();
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -143,15 +143,16 @@ afterEach(async () => {
 describe('decideCrawl', () => {
   const base = { settings: { schedule: { incrementalMinutes: 60, fullDays: 7 } } } as Pick<ContentSource, 'settings'>;
   const none = { full: null, incremental: null };
+  const t = (lastDone: { full: number | null; incremental: number | null }, lastFailed = none) => ({ lastDone, lastFailed, firstDone: lastDone.full ?? lastDone.incremental });
 
   it('crawls a source that never completed a crawl at once, even without a schedule', () => {
-    const d = decideCrawl({ source: { settings: { schedule: {} } } as never, times: { lastDone: none, lastFailed: none }, now: 1000, pollMinutes: null, retryMs: 0 });
+    const d = decideCrawl({ source: { settings: { schedule: {} } } as never, times: { lastDone: none, lastFailed: none, firstDone: null }, now: 1000, pollMinutes: null, retryMs: 0 });
     expect(d.due).toBe('incremental');
   });
 
   it('gives one crawl however many periods were missed, full winning over incremental', () => {
     const now = 100 * DAY;
-    const times = { lastDone: { full: now - 30 * DAY, incremental: now - 10 * DAY }, lastFailed: none };
+    const times = t({ full: now - 30 * DAY, incremental: now - 10 * DAY });
     const d = decideCrawl({ source: base, times, now, pollMinutes: null, retryMs: 0 });
     expect(d.due).toBe('full');
     expect(d.nextFullAt).toBe(now - 23 * DAY);
@@ -159,7 +160,7 @@ describe('decideCrawl', () => {
 
   it('is not due before the period ends, and says when it will be', () => {
     const now = 100 * DAY;
-    const times = { lastDone: { full: now - DAY, incremental: now - 20 * MIN }, lastFailed: none };
+    const times = t({ full: now - DAY, incremental: now - 20 * MIN });
     const d = decideCrawl({ source: base, times, now, pollMinutes: null, retryMs: 0 });
     expect(d.due).toBeNull();
     expect(d.nextAt).toBe(now + 40 * MIN);
@@ -168,14 +169,14 @@ describe('decideCrawl', () => {
 
   it('polls an unwatched source at the shorter of its schedule and the poll cadence', () => {
     const now = 100 * DAY;
-    const times = { lastDone: { full: now - DAY, incremental: now - 20 * MIN }, lastFailed: none };
+    const times = t({ full: now - DAY, incremental: now - 20 * MIN });
     expect(decideCrawl({ source: base, times, now, pollMinutes: 15, retryMs: 0 }).due).toBe('incremental');
     expect(decideCrawl({ source: base, times, now, pollMinutes: 30, retryMs: 0 }).nextAt).toBe(now + 10 * MIN);
   });
 
   it('waits retryMs after a failure that is newer than the last complete crawl', () => {
     const now = 100 * DAY;
-    const times = { lastDone: { full: now - 2 * DAY, incremental: now - 2 * HOUR }, lastFailed: { full: null, incremental: now - 5 * MIN } };
+    const times = t({ full: now - 2 * DAY, incremental: now - 2 * HOUR }, { full: null, incremental: now - 5 * MIN });
     const d = decideCrawl({ source: base, times, now, pollMinutes: null, retryMs: 15 * MIN });
     expect(d.due).toBeNull();
     expect(d.nextAt).toBe(now + 10 * MIN);
@@ -205,13 +206,12 @@ describe('CrawlScheduler on an injected clock', () => {
   it('runs a schedule missed while nothing ran exactly once at start-up', async () => {
     const s = addSource({ incrementalMinutes: 60, fullDays: null });
     insertCrawl(s.id, 'incremental', clock.now() - 10 * HOUR);
+    const t0 = clock.now();
     makeScheduler().start();
-    await clock.advance(30 * MIN);
-    expect(crawler.calls).toEqual([{ sourceId: s.id, mode: 'incremental', at: clock.now() - 30 * MIN }]);
-    await clock.advance(30 * MIN);
-    expect(crawler.calls).toHaveLength(1);
-    await clock.advance(5 * MIN);
-    expect(crawler.calls).toHaveLength(2);
+    await clock.advance(59 * MIN);
+    expect(crawler.calls).toEqual([{ sourceId: s.id, mode: 'incremental', at: t0 }]);
+    await clock.advance(1 * MIN);
+    expect(crawler.calls.map((c) => c.at - t0)).toEqual([0, HOUR]);
   });
 
   it('never overlaps crawls of one source, and runs a full that fell due during an incremental after it', async () => {
@@ -231,18 +231,22 @@ describe('CrawlScheduler on an injected clock', () => {
   });
 
   it('leaves a source alone while a crawl someone else started is running', async () => {
-    const s = addSource({ incrementalMinutes: 10, fullDays: null });
-    insertCrawl(s.id, 'incremental', clock.now() - HOUR);
+    const s = addSource({ incrementalMinutes: 60, fullDays: null });
+    insertCrawl(s.id, 'incremental', clock.now() - 2 * HOUR);
     crawler.durationMs = 30 * MIN;
+    const t0 = clock.now();
     const manual = crawler.crawl({ sourceId: s.id, mode: 'full' });
     makeScheduler().start();
-    await clock.advance(29 * MIN);
-    expect(crawler.calls.map((c) => c.mode)).toEqual(['full']);
-    await clock.advance(1 * MIN);
+    await clock.advance(30 * MIN);
     await manual;
-    expect(crawler.calls.map((c) => c.mode)).toEqual(['full']); // the full just counted as the incremental
-    await clock.advance(10 * MIN);
-    expect(crawler.calls.map((c) => c.mode)).toEqual(['full', 'incremental']);
+    expect(crawler.calls.map((c) => c.mode)).toEqual(['full']); // overdue, but a crawl was running
+    await clock.advance(29 * MIN);
+    expect(crawler.calls).toHaveLength(1); // the manual full counts as the incremental
+    await clock.advance(1 * MIN);
+    expect(crawler.calls.map((c) => [c.mode, c.at - t0])).toEqual([
+      ['full', 0],
+      ['incremental', HOUR],
+    ]);
   });
 
   it('starts every due source at once and lets the service queue them', async () => {
@@ -259,7 +263,7 @@ describe('CrawlScheduler on an injected clock', () => {
     makeScheduler().start();
     await clock.advance(6 * MIN);
     expect(crawler.calls).toHaveLength(1);
-    await scheduler!.stop();
+    scheduler!.stop();
     await clock.advance(40 * MIN);
     makeScheduler().start(); // "restart" 46 minutes after the first crawl began
     await clock.advance(13 * MIN);
@@ -277,15 +281,17 @@ describe('CrawlScheduler on an injected clock', () => {
     makeScheduler().start();
     await clock.advance(1 * MIN);
     crawler.stop(s.id); // the daemon shut down mid-crawl
-    await scheduler!.stop();
+    scheduler!.stop();
     makeScheduler().start();
     await clock.advance(0);
     expect(crawler.calls).toHaveLength(2);
     crawler.abandon(); // the process died: the row stays running until the service reopens
     db.prepare(`UPDATE crawls SET status = 'failed', ended_at = started_at WHERE status = 'running'`).run();
-    await scheduler!.stop();
+    scheduler!.stop();
     makeScheduler().start();
-    await clock.advance(0);
+    await clock.advance(14 * MIN);
+    expect(crawler.calls).toHaveLength(2); // it died at once: treated as a failure, retried after the wait
+    await clock.advance(1 * MIN);
     expect(crawler.calls).toHaveLength(3);
   });
 
@@ -325,7 +331,7 @@ describe('CrawlScheduler on an injected clock', () => {
     expect(crawler.calls.every((c) => c.sourceId === b.id)).toBe(true);
     settings.set('paused', true);
     const beforePause = crawler.calls.length;
-    await scheduler!.stop();
+    scheduler!.stop();
 
     // restart with a fresh settings reader over the same database
     settings = new LiveSettings(db);
