@@ -25,7 +25,10 @@ class ClockCrawler implements CrawlTarget {
   readonly calls: { sourceId: number; mode: CrawlMode; at: number }[] = [];
   durationMs = 5 * MIN;
   readonly failing = new Set<number>();
-  private readonly running = new Map<number, { promise: Promise<CrawlRecord[]>; progress: CrawlProgress; stop: () => void }>();
+  private readonly running = new Map<
+    number,
+    { promise: Promise<CrawlRecord[]>; progress: CrawlProgress; stop: () => void }
+  >();
   private readonly listeners = new Set<(r: CrawlRecord) => void>();
 
   constructor(
@@ -55,10 +58,20 @@ class ClockCrawler implements CrawlTarget {
     const startedAt = this.clock.now();
     this.calls.push({ sourceId, mode, at: startedAt });
     const id = Number(
-      this.db.prepare(`INSERT INTO crawls (source_id, mode, started_at, status) VALUES (?, ?, ?, 'running')`).run(sourceId, mode, startedAt)
-        .lastInsertRowid,
+      this.db
+        .prepare(`INSERT INTO crawls (source_id, mode, started_at, status) VALUES (?, ?, ?, 'running')`)
+        .run(sourceId, mode, startedAt).lastInsertRowid,
     );
-    const progress: CrawlProgress = { crawlId: id, sourceId, mode, counts: emptyCounts(), done: 0, currentItem: null, rate: 0, state: 'running' };
+    const progress: CrawlProgress = {
+      crawlId: id,
+      sourceId,
+      mode,
+      counts: emptyCounts(),
+      done: 0,
+      currentItem: null,
+      rate: 0,
+      state: 'running',
+    };
     let finish!: (status: CrawlRecord['status']) => void;
     const promise = new Promise<CrawlRecord[]>((resolve) => {
       finish = (status) => {
@@ -66,13 +79,27 @@ class ClockCrawler implements CrawlTarget {
         this.running.delete(sourceId);
         const endedAt = this.clock.now();
         const error = status === 'failed' ? 'unreachable' : null;
-        this.db.prepare('UPDATE crawls SET status = ?, ended_at = ?, error = ? WHERE id = ?').run(status, endedAt, error, id);
-        const rec: CrawlRecord = { id, sourceId, mode, startedAt, endedAt, status, counts: emptyCounts(), error };
+        this.db
+          .prepare('UPDATE crawls SET status = ?, ended_at = ?, error = ? WHERE id = ?')
+          .run(status, endedAt, error, id);
+        const rec: CrawlRecord = {
+          id,
+          sourceId,
+          mode,
+          startedAt,
+          endedAt,
+          status,
+          counts: emptyCounts(),
+          error,
+        };
         for (const l of this.listeners) l(rec);
         resolve([rec]);
       };
     });
-    const timer = this.clock.setTimeout(() => finish(this.failing.has(sourceId) ? 'failed' : 'done'), this.durationMs);
+    const timer = this.clock.setTimeout(
+      () => finish(this.failing.has(sourceId) ? 'failed' : 'done'),
+      this.durationMs,
+    );
     this.running.set(sourceId, {
       promise,
       progress,
@@ -112,7 +139,10 @@ function makeScheduler(opts: { pollMinutes?: number | null } = {}): CrawlSchedul
   return scheduler;
 }
 
-function addSource(schedule: { incrementalMinutes?: number | null; fullDays?: number | null }): ContentSource {
+function addSource(schedule: {
+  incrementalMinutes?: number | null;
+  fullDays?: number | null;
+}): ContentSource {
   const folder = fs.mkdtempSync(path.join(dir, 'src-'));
   return crawler.sources.add({ startAddresses: [folder], settings: { schedule } as never });
 }
@@ -141,12 +171,26 @@ afterEach(async () => {
 });
 
 describe('decideCrawl', () => {
-  const base = { settings: { schedule: { incrementalMinutes: 60, fullDays: 7 } } } as Pick<ContentSource, 'settings'>;
-  const none = { full: null, incremental: null };
-  const t = (lastDone: { full: number | null; incremental: number | null }, lastFailed = none) => ({ lastDone, lastFailed, firstDone: lastDone.full ?? lastDone.incremental });
+  const base = { settings: { schedule: { incrementalMinutes: 60, fullDays: 7 } } } as Pick<
+    ContentSource,
+    'settings'
+  >;
+  type ModeTimes = { full: number | null; incremental: number | null };
+  const none: ModeTimes = { full: null, incremental: null };
+  const t = (lastDone: ModeTimes, lastFailed: ModeTimes = none) => ({
+    lastDone,
+    lastFailed,
+    firstDone: lastDone.full ?? lastDone.incremental,
+  });
 
   it('crawls a source that never completed a crawl at once, even without a schedule', () => {
-    const d = decideCrawl({ source: { settings: { schedule: {} } } as never, times: { lastDone: none, lastFailed: none, firstDone: null }, now: 1000, pollMinutes: null, retryMs: 0 });
+    const d = decideCrawl({
+      source: { settings: { schedule: {} } } as never,
+      times: { lastDone: none, lastFailed: none, firstDone: null },
+      now: 1000,
+      pollMinutes: null,
+      retryMs: 0,
+    });
     expect(d.due).toBe('incremental');
   });
 
@@ -171,12 +215,17 @@ describe('decideCrawl', () => {
     const now = 100 * DAY;
     const times = t({ full: now - DAY, incremental: now - 20 * MIN });
     expect(decideCrawl({ source: base, times, now, pollMinutes: 15, retryMs: 0 }).due).toBe('incremental');
-    expect(decideCrawl({ source: base, times, now, pollMinutes: 30, retryMs: 0 }).nextAt).toBe(now + 10 * MIN);
+    expect(decideCrawl({ source: base, times, now, pollMinutes: 30, retryMs: 0 }).nextAt).toBe(
+      now + 10 * MIN,
+    );
   });
 
   it('waits retryMs after a failure that is newer than the last complete crawl', () => {
     const now = 100 * DAY;
-    const times = t({ full: now - 2 * DAY, incremental: now - 2 * HOUR }, { full: null, incremental: now - 5 * MIN });
+    const times = t(
+      { full: now - 2 * DAY, incremental: now - 2 * HOUR },
+      { full: null, incremental: now - 5 * MIN },
+    );
     const d = decideCrawl({ source: base, times, now, pollMinutes: null, retryMs: 15 * MIN });
     expect(d.due).toBeNull();
     expect(d.nextAt).toBe(now + 10 * MIN);
@@ -352,7 +401,8 @@ describe('CrawlScheduler on an injected clock', () => {
     const s = addSource({ incrementalMinutes: 60, fullDays: null });
     insertCrawl(s.id, 'incremental', clock.now() - 2 * HOUR);
     const history = new CrawlHistory(db);
-    for (let i = 0; i < 3; i++) history.notePartial(s.id, insertCrawl(s.id, 'incremental', clock.now() - 10 * MIN + i));
+    for (let i = 0; i < 3; i++)
+      history.notePartial(s.id, insertCrawl(s.id, 'incremental', clock.now() - 10 * MIN + i));
     expect(history.times(s.id).lastDone.incremental).toBe(clock.now() - 2 * HOUR);
     makeScheduler().start();
     await clock.advance(0);
@@ -369,7 +419,12 @@ describe('CrawlScheduler on an injected clock', () => {
     insertCrawl(s.id, 'full', clock.now() - HOUR);
     const sch = makeScheduler();
     const [p] = sch.plan();
-    expect(p).toEqual({ sourceId: s.id, nextIncrementalAt: clock.now() - 30 * MIN, nextFullAt: clock.now() - HOUR + 7 * DAY, running: null });
+    expect(p).toEqual({
+      sourceId: s.id,
+      nextIncrementalAt: clock.now() - 30 * MIN,
+      nextFullAt: clock.now() - HOUR + 7 * DAY,
+      running: null,
+    });
     sch.start();
     await clock.advance(0);
     expect(sch.plan()[0].running).toBe('incremental');

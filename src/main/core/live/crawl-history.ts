@@ -47,8 +47,18 @@ export class CrawlHistory {
            AND id NOT IN (SELECT value FROM json_each(?))
          GROUP BY mode, status`,
       )
-      .all(sourceId, skip) as { mode: CrawlMode; status: string; first: number; started: number; ended: number | null }[];
-    const t: CrawlTimes = { lastDone: { full: null, incremental: null }, lastFailed: { full: null, incremental: null }, firstDone: null };
+      .all(sourceId, skip) as {
+      mode: CrawlMode;
+      status: string;
+      first: number;
+      started: number;
+      ended: number | null;
+    }[];
+    const t: CrawlTimes = {
+      lastDone: { full: null, incremental: null },
+      lastFailed: { full: null, incremental: null },
+      firstDone: null,
+    };
     for (const r of rows) {
       if (r.status === 'done') {
         t.lastDone[r.mode] = r.started;
@@ -56,7 +66,8 @@ export class CrawlHistory {
       } else t.lastFailed[r.mode] = r.ended ?? r.started;
     }
     const full = t.lastDone.full;
-    if (full != null && (t.lastDone.incremental == null || full > t.lastDone.incremental)) t.lastDone.incremental = full;
+    if (full != null && (t.lastDone.incremental == null || full > t.lastDone.incremental))
+      t.lastDone.incremental = full;
     return t;
   }
 

@@ -54,11 +54,17 @@ function positive(n: number | null | undefined): number | null {
 export function decideCrawl(input: DecideInput): CrawlDecision {
   const { times, now, retryMs } = input;
   const sched = input.source.settings.schedule ?? {};
-  const incMin = [positive(sched.incrementalMinutes), positive(input.pollMinutes)].filter((n): n is number => n != null);
+  const incMin = [positive(sched.incrementalMinutes), positive(input.pollMinutes)].filter(
+    (n): n is number => n != null,
+  );
   const incEvery = incMin.length ? Math.min(...incMin) * MINUTE : null;
   const fullEvery = positive(sched.fullDays) != null ? positive(sched.fullDays)! * DAY : null;
   const lastInc = times.lastDone.incremental;
-  const failed = Math.max(times.lastFailed.full ?? -Infinity, times.lastFailed.incremental ?? -Infinity, input.lastStoppedAt ?? -Infinity);
+  const failed = Math.max(
+    times.lastFailed.full ?? -Infinity,
+    times.lastFailed.incremental ?? -Infinity,
+    input.lastStoppedAt ?? -Infinity,
+  );
   const notBefore = failed > (lastInc ?? -Infinity) ? failed + retryMs : -Infinity;
 
   let incAt: number | null = lastInc == null ? now : incEvery != null ? lastInc + incEvery : null;
@@ -67,9 +73,15 @@ export function decideCrawl(input: DecideInput): CrawlDecision {
   if (incAt != null) incAt = Math.max(incAt, notBefore);
   if (fullAt != null) fullAt = Math.max(fullAt, notBefore);
 
-  const due: CrawlMode | null = fullAt != null && fullAt <= now ? 'full' : incAt != null && incAt <= now ? 'incremental' : null;
+  const due: CrawlMode | null =
+    fullAt != null && fullAt <= now ? 'full' : incAt != null && incAt <= now ? 'incremental' : null;
   const future = [incAt, fullAt].filter((t): t is number => t != null && t > now);
-  return { due, nextAt: due ? now : future.length ? Math.min(...future) : null, nextIncrementalAt: incAt, nextFullAt: fullAt };
+  return {
+    due,
+    nextAt: due ? now : future.length ? Math.min(...future) : null,
+    nextIncrementalAt: incAt,
+    nextFullAt: fullAt,
+  };
 }
 
 /** Options for {@link CrawlScheduler}. */
@@ -167,7 +179,12 @@ export class CrawlScheduler {
     const running = this.runningModes();
     return this.target.listSources().map((s) => {
       const d = this.decide(s, now);
-      return { sourceId: s.id, nextIncrementalAt: d.nextIncrementalAt, nextFullAt: d.nextFullAt, running: running.get(s.id) ?? null };
+      return {
+        sourceId: s.id,
+        nextIncrementalAt: d.nextIncrementalAt,
+        nextFullAt: d.nextFullAt,
+        running: running.get(s.id) ?? null,
+      };
     });
   }
 
@@ -194,14 +211,11 @@ export class CrawlScheduler {
     if (this.timer && this.timerAt <= at) return;
     if (this.timer) this.opts.clock.clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = this.opts.clock.setTimeout(
-      () => {
-        this.timer = null;
-        this.timerAt = Infinity;
-        this.tick();
-      },
-      at - this.opts.clock.now(),
-    );
+    this.timer = this.opts.clock.setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.tick();
+    }, at - this.opts.clock.now());
   }
 
   private tick(): void {
@@ -230,7 +244,8 @@ export class CrawlScheduler {
     const promise = this.target
       .crawl({ sourceId, mode })
       .then((records) => {
-        for (const r of records) if (r.status === 'failed') this.opts.onError?.(sourceId, new Error(r.error ?? 'crawl failed'));
+        for (const r of records)
+          if (r.status === 'failed') this.opts.onError?.(sourceId, new Error(r.error ?? 'crawl failed'));
       })
       .catch((e) => this.opts.onError?.(sourceId, e))
       .finally(() => {

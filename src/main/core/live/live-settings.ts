@@ -47,7 +47,8 @@ export class LiveSettings {
   constructor(private readonly db: Db) {}
 
   get<K extends keyof LiveSettingValues>(key: K): LiveSettingValues[K] {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as { value: string } | undefined;
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as
+      { value: string } | undefined;
     if (!row) return LIVE_DEFAULTS[key];
     try {
       const v: unknown = JSON.parse(row.value);
@@ -58,9 +59,12 @@ export class LiveSettings {
   }
 
   set<K extends keyof LiveSettingValues>(key: K, value: LiveSettingValues[K]): void {
-    if (!valid(key, value)) throw new RangeError(`invalid value for live setting ${key}: ${JSON.stringify(value)}`);
+    if (!valid(key, value))
+      throw new RangeError(`invalid value for live setting ${key}: ${JSON.stringify(value)}`);
     this.db
-      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .prepare(
+        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
       .run(PREFIX + key, JSON.stringify(value));
   }
 
@@ -77,7 +81,8 @@ export class LiveSettings {
 
   /** Raw JSON value of a key outside the typed set (crawl-history bookkeeping). */
   getRaw(key: string): unknown {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as { value: string } | undefined;
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as
+      { value: string } | undefined;
     if (!row) return undefined;
     try {
       return JSON.parse(row.value);
@@ -88,7 +93,9 @@ export class LiveSettings {
 
   setRaw(key: string, value: unknown): void {
     this.db
-      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .prepare(
+        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
       .run(PREFIX + key, JSON.stringify(value));
   }
 }
