@@ -3,6 +3,7 @@ import { resolveDataDir } from './data-dir.js';
 import { UsageError, type CliIo, type Command } from './command.js';
 import type { TrawlService } from '../main/core/service.js';
 import { COMMANDS } from './commands/index.js';
+import { readSecret } from './read-secret.js';
 
 function defaultIo(): CliIo {
   return {
@@ -10,6 +11,7 @@ function defaultIo(): CliIo {
     err: (s) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
     tty: !!process.stderr.isTTY,
     env: process.env,
+    prompt: readSecret,
   };
 }
 

@@ -87,6 +87,37 @@ describe('trawl CLI', () => {
     expect(missing.err).toMatch(/no source 99/);
   });
 
+  it('adds a website source with its crawl settings, and rejects invalid ones with a message', () => {
+    const ok = trawl('source', 'add', 'http://127.0.0.1:9/docs/', '--name', 'Docs', '--profile', 'fast', '--max-hops', '3', '--no-robots', '--proxy', 'proxy.local:3128');
+    expect(ok.code).toBe(0);
+    const shown = JSON.parse(trawl('source', 'show', 'Docs').out);
+    expect(shown.kind).toBe('http');
+    expect(shown.settings.http).toEqual({ profile: 'fast', maxHops: 3, obeyRobots: false, proxy: { host: 'proxy.local', port: 3128 } });
+    const bad = trawl('source', 'add', 'http://127.0.0.1:9/other/', '--profile', 'reckless');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/profile/);
+    expect(trawl('source', 'list').out).not.toMatch(/other/);
+    expect(trawl('source', 'remove', 'Docs').code).toBe(0);
+  });
+
+  it('takes an SMB password from the environment, never from argv, and stores it outside settings', () => {
+    const r = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, 'source', 'add', '\\\\files\\public\\reports', '--user', 'CORP\\crawler', '--name', 'Share'], {
+      encoding: 'utf8',
+      env: { ...process.env, TRAWL_SMB_PASSWORD: 's3cret-pass' },
+    });
+    expect(r.status).toBe(0);
+    const shown = trawl('source', 'show', 'Share').out;
+    expect(shown).not.toMatch(/s3cret-pass/);
+    expect(JSON.parse(shown).rules[0]).toMatchObject({ action: 'include', credentialId: 'smb-files-crawler' });
+    const cred = path.join(dataDir, 'credentials.json');
+    expect(fs.statSync(cred).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(cred, 'utf8'))['smb-files-crawler']).toEqual({ user: 'crawler', password: 's3cret-pass', domain: 'CORP' });
+    const noPw = trawl('source', 'add', 'smb://files/public', '--user', 'bob');
+    expect(noPw.code).toBe(2);
+    expect(noPw.err).toMatch(/TRAWL_SMB_PASSWORD/);
+    expect(trawl('source', 'remove', 'Share').code).toBe(0);
+  });
+
   it('removes a source and its documents', () => {
     expect(trawl('source', 'remove', 'Work').code).toBe(0);
     expect(JSON.parse(trawl('search', 'cluster', '--json').out).total).toBe(0);

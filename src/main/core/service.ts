@@ -30,6 +30,7 @@ import type { AclFilter } from './query/search.js';
 import { visibleAclIds } from './security/acl-eval.js';
 import type { CurrentUser, SecurityProvider } from './security/security-provider.js';
 import type { HandlerRegistry } from './sources/registry.js';
+import { HttpSettingsError, resolveHttpSettings } from './sources/http/http-settings.js';
 
 /** Events the service emits. */
 export interface ServiceEvents {
@@ -134,12 +135,25 @@ export class TrawlService {
 
   addSource(input: NewContentSource): ContentSource {
     const s = this.sources.add(input);
+    try {
+      validateKindSettings(s);
+    } catch (e) {
+      this.sources.remove(s.id);
+      throw e;
+    }
     this.emit('sources-changed', this.sources.list());
     return s;
   }
 
   updateSource(id: number, patch: Partial<NewContentSource> & { paused?: boolean }): ContentSource {
+    const before = this.sources.get(id);
     const s = this.sources.update(id, patch);
+    try {
+      validateKindSettings(s);
+    } catch (e) {
+      if (before) this.sources.update(id, { ...before, startAddresses: before.displayAddresses });
+      throw e;
+    }
     this.emit('sources-changed', this.sources.list());
     return s;
   }
@@ -504,6 +518,17 @@ interface LogRow {
   duration_ms: number | null;
   digest: string | null;
   annotations: string | null;
+}
+
+/** Kind-specific settings are checked when a source is saved, not when it is first crawled. */
+function validateKindSettings(s: ContentSource): void {
+  if (s.kind !== 'http') return;
+  try {
+    resolveHttpSettings(s.settings.http ?? {});
+  } catch (e) {
+    if (e instanceof HttpSettingsError) throw new SourceError(e.message);
+    throw e;
+  }
 }
 
 function logFromRow(r: LogRow): CrawlLogEntry {
