@@ -37,15 +37,25 @@ export interface PosixSubject {
 }
 
 /**
- * The kernel's access check for one permission bit (acl(5) "ACCESS CHECK ALGORITHM"): the owner
- * gets the owner bits; else a named-user entry (masked); else, when any group-class entry names one
- * of the subject's groups, access iff one of those (masked) has the bit; else the other bits.
- * uid 0 is granted everything. The reference model the encoder is tested against.
+ * The ACL the kernel consults: Linux skips the ACL when the mode's group bits (which mirror the
+ * mask) are all clear, and then decides by the mode bits alone — so a named user under an empty
+ * mask gets the *other* bits, not nothing (fs/namei.c `acl_permission_check`).
+ */
+function effectiveAcl(obj: PosixObject): PosixAcl | null {
+  return obj.acl && (obj.mode & 0o070) !== 0 ? obj.acl : null;
+}
+
+/**
+ * The kernel's access check for one permission bit (acl(5) "ACCESS CHECK ALGORITHM" as Linux
+ * implements it, see {@link effectiveAcl}): the owner gets the owner bits; else a named-user entry
+ * (masked); else, when any group-class entry names one of the subject's groups, access iff one of
+ * those (masked) has the bit; else the other bits. uid 0 is granted everything. The reference
+ * model the encoder is tested against.
  */
 export function posixAllows(obj: PosixObject, bit: number, who: PosixSubject): boolean {
   if (who.uid === 0) return true;
   if (who.uid === obj.uid) return ((obj.mode >> 6) & bit) !== 0;
-  const acl = obj.acl;
+  const acl = effectiveAcl(obj);
   if (acl) {
     const named = acl.users.find(([u]) => u === who.uid);
     if (named) return (named[1] & acl.mask & bit) !== 0;
@@ -78,7 +88,7 @@ export function posixCheck(obj: PosixObject, bit: number): PosixCheck {
     entries.push({ type: granted ? 'allow' : 'deny', principal, rank });
   };
   add(((obj.mode >> 6) & bit) !== 0, `uid:${obj.uid}`, RANK_OWNER);
-  const acl = obj.acl;
+  const acl = effectiveAcl(obj);
   const groupGrants = new Map<number, boolean>();
   if (acl) {
     const users = [...acl.users].sort((a, b) => a[0] - b[0]);
