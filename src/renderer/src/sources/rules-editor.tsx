@@ -1,5 +1,5 @@
 /** Ordered include/exclude rules, and a box to test a path or URL against the saved rules. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { CrawlRule, RuleTestResult } from '../../../shared/contract.js';
 import { useApi } from '../api/api-context.js';
 import { Field } from '../components/field.js';
@@ -125,8 +125,7 @@ function RuleTester({ sourceId, dirty }: { sourceId: number; dirty: boolean }) {
   const [target, setTarget] = useState('');
   const [result, setResult] = useState<RuleTestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const test = async (e: FormEvent) => {
-    e.preventDefault();
+  const test = async () => {
     if (target.trim() === '') return;
     setError(null);
     try {
@@ -137,7 +136,7 @@ function RuleTester({ sourceId, dirty }: { sourceId: number; dirty: boolean }) {
     }
   };
   return (
-    <form className="rule-tester" onSubmit={test}>
+    <div className="rule-tester">
       <Field label={t('rules.test')} hint={dirty ? t('rules.testSaved') : undefined}>
         {(control) => (
           <span className="field__row">
@@ -151,8 +150,14 @@ function RuleTester({ sourceId, dirty }: { sourceId: number; dirty: boolean }) {
                 setTarget(e.target.value);
                 setResult(null);
               }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  e.preventDefault();
+                  void test();
+                }
+              }}
             />
-            <button type="submit" className="btn">
+            <button type="button" className="btn" onClick={() => void test()}>
               {t('rules.testButton')}
             </button>
           </span>
@@ -173,6 +178,6 @@ function RuleTester({ sourceId, dirty }: { sourceId: number; dirty: boolean }) {
           {error}
         </p>
       ) : null}
-    </form>
+    </div>
   );
 }

@@ -84,7 +84,6 @@ export function StatsView() {
                           <span className="muted">
                             {formatDate(last.startedAt, locale)}
                             {last.endedAt ? ` · ${formatDuration(last.endedAt - last.startedAt)}` : ''}
-                            {` · +${last.counts.added} ~${last.counts.updated} −${last.counts.deleted}`}
                           </span>
                         </span>
                       ) : (
