@@ -18,8 +18,25 @@ export interface Hit {
   term: number;
 }
 
+const CJK_TEST = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u30fc]/u;
+const WORD_TEST = /[\p{L}\p{N}\p{M}]/u;
+
+function isCjkCode(cp: number): boolean {
+  return cp >= 0x1100 && CJK_TEST.test(String.fromCodePoint(cp));
+}
+
+/** Whether the character before `i` continues a (non-CJK) word. */
+function isWordBefore(text: string, i: number): boolean {
+  let j = i - 1;
+  if (j > 0 && isLowSurrogate(text.charCodeAt(j))) j--;
+  const ch = String.fromCodePoint(text.codePointAt(j)!);
+  return WORD_TEST.test(ch) && !CJK_TEST.test(ch);
+}
+
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc';
 const WORD_CHAR = `(?:(?![${CJK_CLASS}])[\\p{L}\\p{N}\\p{M}])`;
+/** The rest of a (non-CJK) word, from `lastIndex`. */
+const WORD_TAIL = new RegExp(`${WORD_CHAR}*`, 'uy');
 
 /** Lowercase, diacritics removed: what `unicode61 remove_diacritics 2` does to a token. */
 export function foldWord(word: string): string {
@@ -117,12 +134,12 @@ export class HitMatcher {
         alts.push(escapeRegex(folded));
       } else if (t.kind === 'prefix') {
         this.prefixes.push({ text: folded, term: index });
-        alts.push(`(?<!${WORD_CHAR})${foldedPattern(folded)}${WORD_CHAR}*`);
+        alts.push(foldedPattern(folded));
       } else {
         const stem = stemmer(folded);
         this.stems.set(stem, index);
         const root = stem.length <= 2 ? stem : stem.slice(0, Math.max(2, stem.length - 2));
-        alts.push(`(?<!${WORD_CHAR})${foldedPattern(root)}${WORD_CHAR}*`);
+        alts.push(foldedPattern(root));
       }
       index++;
     }
@@ -137,19 +154,28 @@ export class HitMatcher {
   find(text: string, maxHits = Infinity, maxChars = Infinity): Hit[] {
     const hits: Hit[] = [];
     if (!this.regex || !text) return hits;
+    // The regex finds where a term's root starts; word boundaries and the rest of the word are
+    // checked here, which keeps the regex a plain alternation of literals V8 scans quickly.
     const re = this.regex;
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = re.exec(text)) !== null) {
-      if (m.index >= maxChars) break;
-      const word = m[0];
-      if (word.length === 0) {
-        re.lastIndex++;
-        continue;
+      const start = m.index;
+      if (start >= maxChars) break;
+      let end = start + m[0].length;
+      if (!isCjkCode(text.codePointAt(start)!)) {
+        if (start > 0 && isWordBefore(text, start)) {
+          re.lastIndex = start + 1;
+          continue;
+        }
+        WORD_TAIL.lastIndex = end;
+        WORD_TAIL.exec(text);
+        end = WORD_TAIL.lastIndex;
       }
-      const term = this.verify(word);
+      re.lastIndex = end;
+      const term = this.verify(text.slice(start, end));
       if (term >= 0) {
-        hits.push({ start: m.index, end: m.index + word.length, term });
+        hits.push({ start, end, term });
         if (hits.length >= maxHits) break;
       }
     }

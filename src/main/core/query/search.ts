@@ -40,8 +40,10 @@ export interface SearchContext {
   sourceNames?: ReadonlyMap<string, number>;
   /** "Now" for relative dates such as `modified:week` (ms; default `Date.now()`). */
   now?: number;
-  /** Bumped by the caller whenever the index changes; invalidates cached suggestion data. */
+  /** Bumped by the caller whenever the index changes; invalidates cached results and suggestions. */
   generation?: number;
+  /** Build snippets (default true); evaluations that only need the ranking turn them off. */
+  snippets?: boolean;
 }
 
 /** When fewer documents than this match every term, documents matching some terms follow. */
@@ -291,6 +293,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
     conditions,
     q.highlight,
     req.sort ?? 'relevance',
+    ctx.snippets !== false,
     limit,
     offset,
     rankSql(ctx),
@@ -331,7 +334,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
         url: d.url,
         path: d.path,
         title: d.title || d.name,
-        snippet: snippetFor(d, matcher),
+        snippet: ctx.snippets === false ? '' : snippetFor(d, matcher),
         score: row.score === 0 ? 0 : -row.score,
         mtime: d.mtime,
         size: d.size,
