@@ -143,7 +143,8 @@ export async function startSamba(opts: SambaOptions): Promise<SambaServer> {
     conf,
     [
       '[global]',
-      'workgroup = TRAWLTEST',
+      // samba-tool looks the machine SID up by workgroup: a standalone server's two names agree
+      `workgroup = TRAWL${port}`,
       `netbios name = TRAWL${port}`,
       'server role = standalone server',
       'interfaces = 127.0.0.1',

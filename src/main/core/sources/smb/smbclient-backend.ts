@@ -74,7 +74,6 @@ class SmbclientBackend implements SmbBackend {
   private buffered = 0;
   private readonly recursions: { root: string[]; done: boolean }[] = [];
   private readers: ReadSession[] = [];
-  private nextReader = 0;
   private tmpDir: string | null = null;
   private tmpSeq = 0;
   private readonly onAbort = (): void => this.fail(new HandlerError('io', 'the crawl was stopped'));
@@ -358,7 +357,7 @@ class SmbclientBackend implements SmbBackend {
     if (this.readers.length < n) {
       this.readers.push(new ReadSession((onErr) => this.spawn(['-E', '-d', '1'], () => {}, onErr), (e) => this.note(e), this.opts.idleTimeoutMs ?? 60_000));
     }
-    const reader = this.readers[this.nextReader++ % this.readers.length];
+    const reader = this.readers.reduce((a, b) => (b.load < a.load ? b : a));
     try {
       await reader.get(remote, local);
       this.contacted = true;
@@ -418,13 +417,16 @@ interface PendingGet {
 }
 
 /**
- * One long-lived `smbclient -E -d1` process answering `get "<remote>" "<local>"` commands in order.
+ * One long-lived `smbclient -E -d1` process answering `get "<remote>" "<local>"` commands, one at a
+ * time: smbclient reads stdin through a buffer it only refills after poll() says the pipe has
+ * data, so a second command written before the first is answered would sit unseen in that buffer.
  * Outcomes are read from stderr (see `classifyGetLine`); the local file is complete when its
  * success line appears. A process that ends fails what it still owed; the next get starts a new one.
  */
 class ReadSession {
   private proc: ClientProcess | null = null;
-  private readonly queue: PendingGet[] = [];
+  private readonly waiting: PendingGet[] = [];
+  private current: PendingGet | null = null;
   private dog: NodeJS.Timeout | null = null;
 
   constructor(
@@ -433,13 +435,24 @@ class ReadSession {
     private readonly idleMs: number,
   ) {}
 
+  /** Commands queued or running here (the back-end sends new reads to the least busy session). */
+  get load(): number {
+    return this.waiting.length + (this.current ? 1 : 0);
+  }
+
   get(remote: string, local: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const p = this.ensure();
-      this.queue.push({ remote: `\\${remote}`, local, started: false, resolve, reject });
-      this.arm();
-      p.write(`get "${remote}" "${local}"\n`);
+      this.waiting.push({ remote: `\\${remote}`, local, started: false, resolve, reject });
+      this.next();
     });
+  }
+
+  private next(): void {
+    if (this.current || !this.waiting.length) return;
+    const proc = this.ensure();
+    this.current = this.waiting.shift()!;
+    this.arm();
+    proc.write(`get "${this.current.remote.slice(1)}" "${this.current.local}"\n`);
   }
 
   private ensure(): ClientProcess {
@@ -448,7 +461,6 @@ class ReadSession {
     this.proc = proc;
     void proc.ended.then((end) => {
       if (this.proc === proc) this.proc = null;
-      if (this.dog) clearTimeout(this.dog);
       this.failAll(this.note(processFailure('smbclient', end)));
     });
     return proc;
@@ -456,7 +468,8 @@ class ReadSession {
 
   private arm(): void {
     if (this.dog) clearTimeout(this.dog);
-    if (!this.queue.length) return;
+    this.dog = null;
+    if (!this.current) return;
     this.dog = setTimeout(() => {
       this.failAll(this.note(new SessionError('unavailable', `no answer from the server for ${Math.round(this.idleMs / 1000)} s`)));
       this.proc?.kill();
@@ -466,41 +479,47 @@ class ReadSession {
 
   private onLine(line: string): void {
     const ev = classifyGetLine(line);
-    if (!ev) return;
-    this.arm();
+    const cur = this.current;
+    if (!ev || !cur) return;
     if (ev.kind === 'connect') {
       this.failAll(this.note(new SessionError(ev.error.code, ev.error.message)));
       return;
     }
     if (ev.kind === 'rate') {
-      const head = this.queue[0];
-      if (head?.started) this.finish(null);
+      if (cur.started) this.finish(null);
       return;
     }
-    if (ev.kind === 'failed' && !ev.remote) {
-      if (this.queue.length) this.finish(this.note(ev.error));
+    if (ev.kind === 'failed') {
+      if (ev.remote === undefined || ev.remote === cur.remote) this.finish(this.note(ev.error));
       return;
     }
-    const remote = ev.remote!;
-    const idx = this.queue.findIndex((q) => q.remote === remote && (ev.kind !== 'get' || q.local === ev.local));
-    if (idx < 0) return;
-    for (let i = 0; i < idx; i++) this.finish(new HandlerError('io', `smbclient reported nothing for ${this.queue[0].remote}`));
-    if (ev.kind === 'failed') this.finish(this.note(ev.error));
-    else if (ev.state === 'ok') this.finish(null);
+    if (ev.remote !== cur.remote || ev.local !== cur.local) {
+      this.finish(new HandlerError('io', `smbclient output out of step: ${line}`));
+      return;
+    }
+    if (ev.state === 'ok') this.finish(null);
     else if (ev.state === 'failed') this.finish(this.note(ev.error!));
-    else this.queue[0].started = true;
+    else cur.started = true;
   }
 
   private finish(err: HandlerError | null): void {
-    const head = this.queue.shift();
-    if (!head) return;
-    if (err) head.reject(err);
-    else head.resolve();
-    if (!this.queue.length && this.dog) clearTimeout(this.dog);
+    const cur = this.current;
+    this.current = null;
+    if (this.dog) clearTimeout(this.dog);
+    this.dog = null;
+    if (cur) {
+      if (err) cur.reject(err);
+      else cur.resolve();
+    }
+    this.next();
   }
 
   failAll(err: HandlerError): void {
-    while (this.queue.length) this.finish(err);
+    const all = [...(this.current ? [this.current] : []), ...this.waiting.splice(0)];
+    this.current = null;
+    if (this.dog) clearTimeout(this.dog);
+    this.dog = null;
+    for (const g of all) g.reject(err);
   }
 
   close(): void {
