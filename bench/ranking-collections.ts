@@ -56,7 +56,8 @@ export function roffToText(src: string): { sections: Map<string, string> } {
   let current = '';
   let buf: string[] = [];
   const flush = (): void => {
-    if (current) sections.set(current, (sections.get(current) ?? '') + buf.join(' '));
+    const text = buf.join(' ').replace(/\s+/g, ' ').trim();
+    if (current) sections.set(current, [sections.get(current), text].filter(Boolean).join(' '));
     buf = [];
   };
   for (const raw of src.split('\n')) {

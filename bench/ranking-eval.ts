@@ -42,6 +42,8 @@ export const NAMED: Record<string, FieldWeights> = {
   'first guess (10,5,3,4,1)': W(10, 5, 3, 4, 1),
   'title-heavy (20,5,3,2,1)': W(20, 5, 3, 2, 1),
   'moderate (4,2,2,1,1)': W(4, 2, 2, 1, 1),
+  'title 40 (40,5,3,2,1)': W(40, 5, 3, 2, 1),
+  'title 20, url 4 (20,5,3,4,1)': W(20, 5, 3, 4, 1),
 };
 
 interface Loaded {
@@ -82,14 +84,20 @@ interface Scores {
   ndcg10: number;
   map: number;
   errors: number;
+  /** nDCG@10 per query, in query order (for paired comparisons). */
+  perQuery: number[];
+  /** nDCG@10 counting only documents that match every word (no sentence-query fallback). */
+  strictNdcg10: number;
 }
 
 function evaluate(l: Loaded, weights: FieldWeights, queries = l.c.queries): Scores {
   const ndcg: number[] = [];
+  const strict: number[] = [];
   const ap: number[] = [];
   let errors = 0;
   for (const q of queries) {
     let ranked: string[] = [];
+    let full: string[] = [];
     try {
       const r = search(
         l.db,
@@ -97,14 +105,27 @@ function evaluate(l: Loaded, weights: FieldWeights, queries = l.c.queries): Scor
         { acl: { mode: 'all' }, defaultWeights: weights, snippets: false },
       );
       ranked = r.hits.map((h) => l.ids.get(h.id)!);
+      full = r.hits.filter((h) => !h.partial).map((h) => l.ids.get(h.id)!);
     } catch (e) {
       if (!(e instanceof QuerySyntaxError)) throw e;
       errors++;
     }
     ndcg.push(ndcgAt(ranked, q.rel, 10));
+    strict.push(ndcgAt(full, q.rel, 10));
     ap.push(averagePrecision(ranked, q.rel));
   }
-  return { ndcg10: mean(ndcg), map: mean(ap), errors };
+  return { ndcg10: mean(ndcg), map: mean(ap), errors, perQuery: ndcg, strictNdcg10: mean(strict) };
+}
+
+/** Queries where `a` ranks better / worse than `b` (nDCG@10), for a sign test. */
+function winsLosses(a: Scores, b: Scores): string {
+  let wins = 0;
+  let losses = 0;
+  a.perQuery.forEach((x, i) => {
+    if (x > b.perQuery[i] + 1e-12) wins++;
+    else if (x < b.perQuery[i] - 1e-12) losses++;
+  });
+  return `${wins}+/${losses}-`;
 }
 
 const FIELDS: (keyof FieldWeights)[] = ['title', 'keywords', 'description', 'url'];
@@ -153,14 +174,15 @@ export async function run(): Promise<Record<string, number | string>> {
   try {
     for (const l of loaded) {
       out[`${l.c.name}: documents / queries`] = `${l.c.docs.length} / ${l.c.queries.length}`;
-      for (const [name, w] of Object.entries({
-        ...NAMED,
-        [`DEFAULT_WEIGHTS ${fmtW(DEFAULT_WEIGHTS)}`]: DEFAULT_WEIGHTS,
-      })) {
+      const base = evaluate(l, DEFAULT_WEIGHTS);
+      const settings = { ...NAMED, [`DEFAULT_WEIGHTS ${fmtW(DEFAULT_WEIGHTS)}`]: DEFAULT_WEIGHTS };
+      for (const [name, w] of Object.entries(settings)) {
         const s = evaluate(l, w);
-        out[`${l.c.name}: ${name} nDCG@10 / MAP`] =
-          `${s.ndcg10.toFixed(4)} / ${s.map.toFixed(4)}${s.errors ? ` (${s.errors} errors)` : ''}`;
+        out[`${l.c.name}: ${name} nDCG@10 / MAP / vs default`] =
+          `${s.ndcg10.toFixed(4)} / ${s.map.toFixed(4)} / ${winsLosses(s, base)}${s.errors ? ` (${s.errors} errors)` : ''}`;
       }
+      out[`${l.c.name}: DEFAULT_WEIGHTS nDCG@10 without / with the sentence fallback`] =
+        `${base.strictNdcg10.toFixed(4)} / ${base.ndcg10.toFixed(4)}`;
     }
     // Tune on half of each collection's queries, report the other half.
     const halves = loaded.map((l) => {

@@ -6,9 +6,9 @@ import type { FieldWeights } from '../model.js';
  * a judged collection (docs/RANKING.md, `bench/ranking-eval.ts`).
  */
 export const DEFAULT_WEIGHTS: FieldWeights = Object.freeze({
-  title: 10,
+  title: 20,
   keywords: 5,
   description: 3,
-  url: 4,
+  url: 2,
   body: 1,
 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../index/database.js';
+import { DEFAULT_WEIGHTS } from './default-weights.js';
 import { addAcl, addDoc, addDocs, addSource } from './index-fixture.js';
 import { preview, QuerySyntaxError, RELAX_THRESHOLD, search, type SearchContext } from './search.js';
 
@@ -245,6 +246,20 @@ describe('search: ranking, sorting and pagination', () => {
     const r = search(db, { query: 'budget' }, { ...ALL, weightsBySource });
     expect(r.hits[0].title).toBe('Intranet home');
     expect(r.hits.slice(1).every((h) => h.score === 0)).toBe(true);
+  });
+
+  it('sources whose weights equal the defaults rank as without per-source weights', () => {
+    const same = new Map([
+      [1, { ...DEFAULT_WEIGHTS }],
+      [2, { ...DEFAULT_WEIGHTS }],
+    ]);
+    const plain = search(db, { query: 'budget proxy' }, ALL).hits.map((h) => [h.id, h.score]);
+    expect(
+      search(db, { query: 'budget proxy' }, { ...ALL, weightsBySource: same }).hits.map((h) => [
+        h.id,
+        h.score,
+      ]),
+    ).toEqual(plain);
   });
 
   it('sorts by date and by name', () => {

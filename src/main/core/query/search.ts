@@ -105,15 +105,19 @@ function weightsSql(w: FieldWeights): string {
   return `bm25(fts, ${nums.join(', ')})`;
 }
 
-function rankSql(ctx: SearchContext): string {
+/**
+ * The ranking expression. Sources whose weights equal the defaults need no CASE branch; when no
+ * source differs, ranking needs no join to `documents` at all.
+ */
+function rankSql(ctx: SearchContext): { sql: string; perSource: boolean } {
   const fallback = weightsSql(ctx.defaultWeights ?? DEFAULT_WEIGHTS);
-  const per = ctx.weightsBySource;
-  if (!per || per.size === 0) return fallback;
-  const whens = [...per]
+  const whens = [...(ctx.weightsBySource ?? [])]
+    .map(([id, w]) => [Math.trunc(Number(id)), weightsSql(w)] as const)
+    .filter(([, sql]) => sql !== fallback)
     .sort((a, b) => a[0] - b[0])
-    .map(([id, w]) => `WHEN ${Math.trunc(Number(id))} THEN ${weightsSql(w)}`)
-    .join(' ');
-  return `CASE d.source_id ${whens} ELSE ${fallback} END`;
+    .map(([id, sql]) => `WHEN ${id} THEN ${sql}`);
+  if (whens.length === 0) return { sql: fallback, perSource: false };
+  return { sql: `CASE d.source_id ${whens.join(' ')} ELSE ${fallback} END`, perSource: true };
 }
 
 interface PageRow {
@@ -172,8 +176,8 @@ function runPass(
     const cond = where ? ` AND ${where}` : '';
     sql = `SELECT d.id AS id, 0 AS score FROM documents d WHERE +d.id IN (SELECT rowid FROM fts WHERE fts MATCH ?)${cond} ORDER BY ${orderSql(sort)} LIMIT ? OFFSET ?`;
   } else {
-    const rank = rankSql(ctx);
-    if ((ctx.weightsBySource?.size ?? 0) > 0) {
+    const { sql: rank, perSource } = rankSql(ctx);
+    if (perSource) {
       const cond = where ? ` AND ${where}` : '';
       sql = `SELECT d.id AS id, ${rank} AS score FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${cond} ORDER BY score, d.id LIMIT ? OFFSET ?`;
     } else if (where === '') {
@@ -296,7 +300,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
     ctx.snippets !== false,
     limit,
     offset,
-    rankSql(ctx),
+    rankSql(ctx).sql,
   ]);
   const cache = resultCacheFor(db, dataStamp(db, ctx.generation));
   const cached = cache.get(cacheKey);
