@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GetfaclReader, parseGetfacl } from '../../src/main/core/security/getfacl.js';
+import { AclStore, parseGetfacl } from '../../src/main/core/security/getfacl.js';
 
 function hasSetfacl(): boolean {
   try {
@@ -41,37 +41,55 @@ describe('parseGetfacl (recorded output of getfacl --skip-base --absolute-names 
   });
 });
 
-describe.skipIf(!available)('GetfaclReader on real files', () => {
+describe.skipIf(!available)('AclStore on real files', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-facl-'));
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+  const old = Date.now() - 10_000;
 
-  it('answers a whole folder with one process and re-reads an item whose ctime moved', async () => {
-    for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), 'x');
-    execFileSync('setfacl', ['-m', 'u:65534:r', path.join(root, 'f7.txt')]);
-    const old = Date.now() - 10_000;
-    for (let i = 0; i < 50; i++) fs.utimesSync(path.join(root, `f${i}.txt`), old / 1000, old / 1000);
-    // ctime cannot be set back; pretend the items changed long ago by passing an old ctime.
-    const reader = new GetfaclReader();
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => reader.get(path.join(root, `f${i}.txt`), old, { folder: true })));
-    expect(reader.processes).toBe(1);
+  it('one recursive listing answers for a whole subtree, until an item changes', () => {
+    for (let d = 0; d < 5; d++) {
+      fs.mkdirSync(path.join(root, `d${d}`));
+      for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(root, `d${d}`, `f${i}.txt`), 'x');
+    }
+    execFileSync('setfacl', ['-m', 'u:65534:r', path.join(root, 'd3/f7.txt')]);
+    execFileSync('setfacl', ['-m', 'g:65534:x', path.join(root, 'd2')]);
+    const store = new AclStore();
+    store.snapshotSync(root);
+    expect(store.processes).toBe(1);
+    // ctime cannot be set back: items that changed long ago are asked with an old ctime.
+    expect(store.lookup(path.join(root, 'd3/f7.txt'), old)?.users).toEqual([[65534, 4]]);
+    expect(store.lookup(path.join(root, 'd2'), old)?.groups).toEqual([[65534, 1]]);
+    expect(store.lookup(path.join(root, 'd1/f1.txt'), old)).toBeNull();
+    // Outside the subtree, or changed after the listing: unknown.
+    expect(store.lookup(os.tmpdir(), old)).toBeUndefined();
+    expect(store.lookup(path.join(root, 'd1/f1.txt'), Date.now() + 1000)).toBeUndefined();
+    // A recent answer about a busy folder itself may do; an old listing of the folder above may not.
+    expect(store.lookup(root, Date.now() + 1000, 60_000)).toBeNull();
+    expect(store.lookup(path.join(root, 'd1/f1.txt'), Date.now() + 1000, 60_000)).toBeUndefined();
+  });
+
+  it('answers a file that changed with one process for its whole folder, then from memory', async () => {
+    const store = new AclStore();
+    const files = Array.from({ length: 20 }, (_, i) => path.join(root, 'd3', `f${i}.txt`));
+    const answers = await Promise.all(files.map((f) => store.get(f, old, { folder: true })));
+    expect(store.processes).toBe(1);
     expect(answers.filter(Boolean)).toHaveLength(1);
     expect(answers[7]?.users).toEqual([[65534, 4]]);
 
-    execFileSync('setfacl', ['-m', 'u:65534:-', path.join(root, 'f7.txt')]);
-    const st = fs.statSync(path.join(root, 'f7.txt'));
-    const again = await reader.get(path.join(root, 'f7.txt'), st.ctimeMs, { folder: true });
-    expect(again?.users).toEqual([[65534, 0]]);
-    expect(reader.processes).toBe(2);
-    // Unchanged siblings are still answered from the first batch.
-    await reader.get(path.join(root, 'f8.txt'), old, { folder: true });
-    expect(reader.processes).toBe(2);
+    execFileSync('setfacl', ['-m', 'u:65534:-', files[7]]);
+    const st = fs.statSync(files[7]);
+    expect((await store.get(files[7], st.ctimeMs, { folder: true }))?.users).toEqual([[65534, 0]]);
+    expect(store.processes).toBe(2);
+    await store.get(files[8], old, { folder: true });
+    expect(store.processes).toBe(2);
   });
 
   it('answers null (never throws) when getfacl is missing, and says so once', async () => {
     const reasons: string[] = [];
-    const reader = new GetfaclReader({ command: 'trawl-no-such-getfacl', onUnavailable: (r) => reasons.push(r) });
-    expect(await reader.get(path.join(root, 'f1.txt'), 0)).toBeNull();
-    expect(await reader.get(path.join(root, 'f2.txt'), 0)).toBeNull();
+    const store = new AclStore({ command: 'trawl-no-such-getfacl', onUnavailable: (r) => reasons.push(r) });
+    expect(await store.get(path.join(root, 'd1/f1.txt'), 0)).toBeNull();
+    store.snapshotSync(root);
+    expect(store.lookup(path.join(root, 'd3/f7.txt'), old)).toBeNull();
     expect(reasons).toHaveLength(1);
   });
 });

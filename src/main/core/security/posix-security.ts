@@ -7,8 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SecurityDescriptor } from '../model.js';
 import type { FileSecurityCapture } from '../sources/file/file-handler.js';
-import { GetfaclReader, type GetfaclReaderOptions } from './getfacl.js';
-import { posixReadDescriptor, type PosixObject } from './posix-permissions.js';
+import { AclStore, type AclStoreOptions } from './getfacl.js';
+import { posixReadDescriptor, type PosixAcl, type PosixObject } from './posix-permissions.js';
+
+/**
+ * A folder's ACL answer older than its ctime is still used for this long: creating a file in a
+ * folder moves its ctime too, and a busy folder (/tmp) must not cost a getfacl per listing.
+ */
+const FOLDER_ACL_RECENT_MS = 1000;
 
 /** A folder's state as seen by the capture. */
 interface FolderState {
@@ -19,6 +25,7 @@ interface FolderState {
   ctimeMs: number;
   /** Resolved target when the folder is a symbolic link (its own path is then walked too). */
   realPath: string | null;
+  acl: PosixAcl | null;
   /** This folder's own state as a string (compared on revalidation). */
   own: string;
   /** Fingerprint of this folder and everything above it (and above symlink targets). */
@@ -34,33 +41,37 @@ export interface PosixCaptureOptions {
    * per file; a folder permission change is seen by every key computed after this delay.
    */
   folderTtlMs?: number;
-  /** Passed to the getfacl reader; `acl: false` ignores ACLs (mode bits only). */
-  getfacl?: GetfaclReaderOptions;
+  /** Passed to the ACL store; `acl: false` ignores ACLs (mode bits only). */
+  getfacl?: AclStoreOptions;
   acl?: boolean;
 }
 
 /**
  * The POSIX `FileSecurityCapture`.
  *
- * `key()` is pure stat math on the file (mode, owner, group, ctime) plus a fingerprint of the
- * folders above it, taken from a per-folder cache: chmod, chown or setfacl on the file or on any
- * folder up to `/` changes the key, so the incremental crawl re-captures the descriptor.
+ * `key()` is stat math on the file (mode, owner, group, ctime) plus a fingerprint of the folders
+ * above it (mode, owner, group and extended ACL of each, up to `/`), kept in a per-folder cache:
+ * chmod, chown or setfacl on the file or on any folder above it changes the key, so the
+ * incremental crawl re-captures the descriptor. Files created in a folder do not (its ctime is not
+ * part of the fingerprint). Folder ACLs come from one recursive `getfacl -R --skip-base` per
+ * crawled subtree, taken the first time a key is asked below it.
  * `capture()` builds the descriptor: read on the file and search on each folder on its path (and,
- * for symbolic links, on the target's path), with POSIX ACLs read by batched getfacl only.
- * A file everyone may read through world-searchable folders gets `null` (no descriptor).
+ * for symbolic links, on the target's path), with the file's ACL fetched per folder when it
+ * changed since. A file everyone may read through world-searchable folders gets `null`.
  */
 export class PosixFileCapture implements FileSecurityCapture {
   private readonly folders = new Map<string, FolderState>();
   private readonly ttl: number;
-  readonly acls: GetfaclReader | null;
+  readonly acls: AclStore | null;
 
   constructor(opts: PosixCaptureOptions = {}) {
     this.ttl = opts.folderTtlMs ?? 2;
-    this.acls = opts.acl === false ? null : new GetfaclReader(opts.getfacl);
+    this.acls = opts.acl === false ? null : new AclStore(opts.getfacl);
   }
 
   key(filePath: string, st: fs.Stats): string {
-    return `${(st.mode & 0o7777).toString(8)}.${st.uid}.${st.gid}.${st.ctimeMs}.${this.folder(path.dirname(filePath)).fp}`;
+    const dir = path.dirname(filePath);
+    return `${(st.mode & 0o7777).toString(8)}.${st.uid}.${st.gid}.${st.ctimeMs}.${this.folder(dir, dir).fp}`;
   }
 
   async capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null> {
@@ -71,13 +82,9 @@ export class PosixFileCapture implements FileSecurityCapture {
       aclPath = await fs.promises.realpath(filePath);
       for (const f of this.chain(path.dirname(aclPath))) if (!chain.includes(f)) chain.push(f);
     }
-    const [fileAcl, ...folderAcls] = await Promise.all([
-      this.acls ? this.acls.get(aclPath, st.ctimeMs, { folder: true }) : null,
-      ...chain.map((f) => (this.acls ? this.acls.get(f.path, f.ctimeMs) : null)),
-    ]);
+    const fileAcl = this.acls ? await this.acls.get(aclPath, st.ctimeMs, { folder: true }) : null;
     const file: PosixObject = { mode: st.mode, uid: st.uid, gid: st.gid, acl: fileAcl };
-    const folders: PosixObject[] = chain.map((f, i) => ({ mode: f.mode, uid: f.uid, gid: f.gid, acl: folderAcls[i] }));
-    return posixReadDescriptor(file, folders);
+    return posixReadDescriptor(file, chain);
   }
 
   /** Drop cached folder states and ACLs: the next keys and captures stat everything afresh. */
@@ -86,13 +93,16 @@ export class PosixFileCapture implements FileSecurityCapture {
     this.acls?.clear();
   }
 
-  /** The folder's state, revalidated (with everything above it) when older than the TTL. */
-  private folder(dir: string, depth = 0): FolderState {
+  /**
+   * The folder's state, revalidated (with everything above it) when older than the TTL. `leaf` is
+   * the folder whose file asked: unknown ACLs are fetched for its whole path at once.
+   */
+  private folder(dir: string, leaf: string, depth = 0): FolderState {
     const now = Date.now();
     const hit = this.folders.get(dir);
     if (hit && now - hit.checkedAt <= this.ttl) return hit;
     const parent = path.dirname(dir);
-    const parentFp = parent === dir || depth > 64 ? '' : this.folder(parent, depth + 1).fp;
+    const parentFp = parent === dir || depth > 64 ? '' : this.folder(parent, leaf, depth + 1).fp;
     let mode = 0;
     let uid = -1;
     let gid = -1;
@@ -104,22 +114,69 @@ export class PosixFileCapture implements FileSecurityCapture {
       if (st.isSymbolicLink()) {
         realPath = fs.realpathSync(dir);
         st = fs.statSync(dir);
-        targetFp = depth > 64 ? 'deep' : this.folder(realPath, depth + 1).fp;
+        targetFp = depth > 64 ? 'deep' : this.folder(realPath, realPath, depth + 1).fp;
       }
       ({ mode, uid, gid, ctimeMs } = st);
     } catch {
       // Vanished or unreachable: a state of its own, so the key changes when it comes back.
     }
-    const own = `${mode.toString(8)}.${uid}.${gid}.${ctimeMs}.${targetFp}|${parentFp}`;
+    const acl = uid < 0 ? null : this.folderAcl(realPath ?? dir, ctimeMs, leaf);
+    const own = `${mode.toString(8)}.${uid}.${gid}.${acl ? JSON.stringify(acl) : ''}.${targetFp}|${parentFp}`;
     if (hit && hit.own === own) {
       hit.checkedAt = now;
+      hit.ctimeMs = ctimeMs;
       return hit;
     }
     if (this.folders.size > 100_000) this.folders.clear();
     const fp = crypto.createHash('sha1').update(own).digest('base64url').slice(0, 16);
-    const state: FolderState = { path: dir, mode, uid, gid, ctimeMs, realPath, own, fp, checkedAt: now };
+    const state: FolderState = { path: dir, mode, uid, gid, ctimeMs, realPath, acl, own, fp, checkedAt: now };
     this.folders.set(dir, state);
     return state;
+  }
+
+  /** A folder's extended ACL: known, or fetched now together with everything `leaf` needs. */
+  private folderAcl(dir: string, ctimeMs: number, leaf: string): PosixAcl | null {
+    const store = this.acls;
+    if (!store) return null;
+    let acl = store.lookup(dir, ctimeMs, FOLDER_ACL_RECENT_MS);
+    if (acl !== undefined) return acl;
+    this.fetchPath(leaf);
+    acl = store.lookup(dir, ctimeMs, FOLDER_ACL_RECENT_MS);
+    if (acl !== undefined) return acl;
+    store.fetchSync([dir]);
+    return store.lookup(dir, Infinity, FOLDER_ACL_RECENT_MS) ?? null;
+  }
+
+  /**
+   * Make the ACLs of `leaf` and every folder above it known in at most two processes: a recursive
+   * listing of `leaf` — or of a higher folder where a sibling subtree was listed before, so one
+   * crawl settles on one listing of its whole tree — and one fetch of the folders above.
+   */
+  private fetchPath(leaf: string): void {
+    const store = this.acls!;
+    const chain: { dir: string; ctimeMs: number }[] = [];
+    for (let cur = leaf; ; cur = path.dirname(cur)) {
+      let ctimeMs = Infinity;
+      try {
+        ctimeMs = fs.statSync(cur).ctimeMs;
+      } catch {}
+      chain.unshift({ dir: cur, ctimeMs });
+      if (path.dirname(cur) === cur) break;
+    }
+    const unknown = (c: { dir: string; ctimeMs: number }): boolean => store.lookup(c.dir, c.ctimeMs, FOLDER_ACL_RECENT_MS) === undefined;
+    if (unknown(chain[chain.length - 1])) {
+      let root = leaf;
+      if (!store.hasSnapshot(leaf)) {
+        for (let p = path.dirname(leaf); p !== path.dirname(p) && p.split('/').filter(Boolean).length >= 2; p = path.dirname(p)) {
+          if (store.hasSnapshotBelow(p)) {
+            root = p;
+            break;
+          }
+        }
+      }
+      store.snapshotSync(root);
+    }
+    store.fetchSync(chain.filter(unknown).map((c) => c.dir));
   }
 
   /**
@@ -138,7 +195,7 @@ export class PosixFileCapture implements FileSecurityCapture {
       for (const p of lexical) {
         if (seen.has(p)) continue;
         seen.add(p);
-        const f = this.folder(p);
+        const f = this.folder(p, d);
         out.push(f);
         if (f.realPath && depth < 16) walk(f.realPath, depth + 1);
       }
