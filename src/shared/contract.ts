@@ -119,6 +119,15 @@ export interface AppInfo {
   canOpenFiles: boolean;
 }
 
+/** Desktop-only preferences (Electron). */
+export interface DesktopSettings {
+  /** Electron accelerator that shows the search window from anywhere. */
+  shortcut: string;
+  startAtLogin: boolean;
+  /** False when the shortcut is taken by another application. */
+  shortcutActive: boolean;
+}
+
 /** The method map. Keys are the method names every transport serves. */
 export const contract = {
   listSources: { request: noArgs, response: type<ContentSource[]>() },
@@ -192,6 +201,21 @@ export const contract = {
   /** Hides the search window (Electron; a no-op in the web shell). */
   hideWindow: { request: noArgs, response: type<null>() },
   appInfo: { request: noArgs, response: type<AppInfo>() },
+  /** Desktop preferences (Electron only; the web shell answers UNSUPPORTED). */
+  desktopSettings: { request: noArgs, response: type<DesktopSettings>() },
+  updateDesktopSettings: {
+    request: z.strictObject({
+      shortcut: z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        .regex(/^[A-Za-z0-9+ ]+$/, 'an accelerator such as CommandOrControl+Alt+Space')
+        .optional(),
+      startAtLogin: z.boolean().optional(),
+    }),
+    response: type<DesktopSettings>(),
+  },
 } as const;
 
 /** Events pushed from the engine to every UI. */

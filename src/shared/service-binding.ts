@@ -16,6 +16,10 @@ export interface BindingHooks {
   hideWindow?(): void;
 }
 
+const desktopOnly = (): never => {
+  throw new TrawlError('UNSUPPORTED', 'Desktop settings exist in the desktop app only');
+};
+
 export interface ServiceBinding {
   handlers: Handlers;
   events: EventHub;
@@ -99,6 +103,8 @@ export function bindService(service: TrawlService, hooks: BindingHooks): Service
       return null;
     },
     appInfo: () => hooks.info,
+    desktopSettings: desktopOnly,
+    updateDesktopSettings: desktopOnly,
   };
 
   let disposed = false;

@@ -167,12 +167,13 @@ describe('Host and Origin', () => {
   });
 
   it('rejects requests a browser marks as coming from another site, even with the token', async () => {
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { origin: `http://127.0.0.1:${shell.port + 1}` },
-    ]) {
+    ];
+    for (const headers of foreign) {
       const reply = await api(shell, 'listSources', {}, headers);
       expect(reply.status, JSON.stringify(headers)).toBe(403);
       expectNoCors(reply);

@@ -21,6 +21,7 @@ import { bindService } from '../shared/service-binding.js';
 import { openLocalFile } from './open-target.js';
 import { hostAllowed, newToken, originAllowed, tokenMatches } from './request-guard.js';
 import { readStaticFile } from './static-files.js';
+import { UI_CSP } from './csp.js';
 
 export interface WebShellOptions {
   service: TrawlService;
@@ -44,19 +45,7 @@ export interface WebShell {
 
 const MAX_BODY = 1024 * 1024;
 
-/** The CSP of the UI: our own scripts and styles only, no inline code, no framing. */
-export const UI_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export { UI_CSP };
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 

@@ -16,6 +16,7 @@ import {
   SunIcon,
   UserIcon,
 } from './components/icons.js';
+import { DesktopPrefs } from './desktop-prefs.js';
 import { I18nProvider, useI18n, type LocalePreference } from './i18n/i18n.js';
 import { SearchView } from './search/search-view.js';
 import { SourcesView } from './sources/sources-view.js';
@@ -167,6 +168,7 @@ function Frame() {
 function Preferences() {
   const { t, preference, setPreference } = useI18n();
   const theme = useTheme();
+  const data = useAppData();
   const nextTheme: Record<ThemePreference, ThemePreference> = {
     system: 'light',
     light: 'dark',
@@ -183,6 +185,7 @@ function Preferences() {
   );
   return (
     <div className="prefs">
+      {data.info?.transport === 'electron' ? <DesktopPrefs /> : null}
       <button
         type="button"
         className="nav__item nav__item--quiet"

@@ -300,6 +300,12 @@ const en = {
   'status.web': 'Web shell',
   'status.desktop': 'Desktop',
 
+  'desktop.title': 'Desktop',
+  'desktop.shortcut': 'Global shortcut',
+  'desktop.shortcutHint': 'Shows the search window from anywhere, e.g. CommandOrControl+Alt+Space.',
+  'desktop.shortcutTaken': '{shortcut} is used by another application: choose another.',
+  'desktop.startAtLogin': 'Start Trawl when I log in',
+
   'common.close': 'Close',
   'common.error': 'Something went wrong: {message}',
   'common.yes': 'Yes',
@@ -600,6 +606,12 @@ const zhCN: Messages = {
   'status.docs': '{n} 个文档',
   'status.web': '网页版',
   'status.desktop': '桌面版',
+
+  'desktop.title': '桌面',
+  'desktop.shortcut': '全局快捷键',
+  'desktop.shortcutHint': '在任何地方显示搜索窗口，例如 CommandOrControl+Alt+Space。',
+  'desktop.shortcutTaken': '{shortcut} 已被其他应用程序占用：请另选一个。',
+  'desktop.startAtLogin': '登录时启动 Trawl',
 
   'common.close': '关闭',
   'common.error': '出错了：{message}',

@@ -33,6 +33,8 @@ export interface FakeOptions {
   syntheticTotal?: number;
   /** Delay before a search answers, per query. */
   searchDelay?(query: string): number;
+  /** Replace individual handlers (e.g. to act as the Electron transport). */
+  overrides?: Partial<Handlers>;
 }
 
 export interface FakeApi {
@@ -288,10 +290,16 @@ export function createFakeApi(opts: FakeOptions = {}): FakeApi {
       canPickFolder: false,
       canOpenFiles: true,
     }),
+    desktopSettings: () => {
+      throw new TrawlError('UNSUPPORTED', 'desktop only');
+    },
+    updateDesktopSettings: () => {
+      throw new TrawlError('UNSUPPORTED', 'desktop only');
+    },
   };
 
   const recorded = Object.fromEntries(
-    Object.entries(handlers).map(([name, fn]) => [
+    Object.entries({ ...handlers, ...opts.overrides }).map(([name, fn]) => [
       name,
       (request: unknown) => {
         calls.push({ method: name, request });
