@@ -286,6 +286,10 @@ describe('search: ranking, sorting and pagination', () => {
     }
     expect(seen).toEqual(all.hits.map((h) => h.id));
     expect(search(db, { query: 'the', limit: 2, offset: 1000 }, ALL).hits).toEqual([]);
+    expect(search(db, { query: 'the', limit: 0 }, ALL)).toMatchObject({ total: all.total, hits: [] });
+    expect(search(db, { query: 'the', limit: Number.NaN, offset: -5 }, ALL).hits.length).toBe(
+      Math.min(20, all.total),
+    );
   });
 
   it('scores are positive and ordered for relevance', () => {

@@ -230,6 +230,11 @@ function hasRequestFilters(req: SearchRequest): boolean {
 
 const EMPTY: CompiledQuery = { match: null, relaxedMatch: null, conditions: [], terms: [], highlight: [] };
 
+function clampInt(x: number | undefined, fallback: number, lo: number, hi: number): number {
+  const n = Math.trunc(Number(x ?? fallback));
+  return Number.isFinite(n) ? Math.max(lo, Math.min(hi, n)) : fallback;
+}
+
 /** Parse and compile; `null` for a blank query. Throws QuerySyntaxError. */
 function compile(query: string, ctx: SearchContext): CompiledQuery | null {
   const text = query.trim();
@@ -280,8 +285,8 @@ const DOC_SQL =
  */
 export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchResponse {
   const t0 = performance.now();
-  const limit = Math.max(0, Math.min(MAX_LIMIT, Math.trunc(req.limit ?? DEFAULT_LIMIT)));
-  const offset = Math.max(0, Math.trunc(req.offset ?? 0));
+  const limit = clampInt(req.limit, DEFAULT_LIMIT, 0, MAX_LIMIT);
+  const offset = clampInt(req.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   let q = compile(req.query ?? '', ctx);
   if (!q) {
     if (!hasRequestFilters(req)) return { total: 0, hits: [], tookMs: performance.now() - t0, terms: [] };
@@ -296,6 +301,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
     q.relaxedMatch,
     conditions,
     q.highlight,
+    q.terms,
     req.sort ?? 'relevance',
     ctx.snippets !== false,
     limit,
