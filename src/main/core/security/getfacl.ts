@@ -122,9 +122,10 @@ export class AclStore {
     return this.snapshots.has(dir);
   }
 
-  /** Whether a snapshot root lies directly below `dir`. */
+  /** Whether a snapshot root lies somewhere below `dir`. */
   hasSnapshotBelow(dir: string): boolean {
-    for (const root of this.snapshots.keys()) if (path.dirname(root) === dir && root !== dir) return true;
+    const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+    for (const root of this.snapshots.keys()) if (root.startsWith(prefix)) return true;
     return false;
   }
 

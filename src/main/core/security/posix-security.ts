@@ -11,8 +11,10 @@ import { AclStore, type AclStoreOptions } from './getfacl.js';
 import { posixReadDescriptor, type PosixAcl, type PosixObject } from './posix-permissions.js';
 
 /**
- * A folder's ACL answer older than its ctime is still used for this long: creating a file in a
- * folder moves its ctime too, and a busy folder (/tmp) must not cost a getfacl per listing.
+ * A folder's ACL answer older than its ctime is still used for this long when its last change was
+ * to its entries (ctime = mtime: a file was created or removed), so a busy folder (/tmp) does not
+ * cost a getfacl per listing. After a change to its metadata only (ctime > mtime: chmod, chown,
+ * setfacl) the ACL is always fetched again.
  */
 const FOLDER_ACL_RECENT_MS = 1000;
 
@@ -109,6 +111,7 @@ export class PosixFileCapture implements FileSecurityCapture {
     let ctimeMs = 0;
     let realPath: string | null = null;
     let targetFp = '';
+    let entriesChanged = false;
     try {
       let st = fs.lstatSync(dir);
       if (st.isSymbolicLink()) {
@@ -117,10 +120,11 @@ export class PosixFileCapture implements FileSecurityCapture {
         targetFp = depth > 64 ? 'deep' : this.folder(realPath, realPath, depth + 1).fp;
       }
       ({ mode, uid, gid, ctimeMs } = st);
+      entriesChanged = st.ctimeMs === st.mtimeMs;
     } catch {
       // Vanished or unreachable: a state of its own, so the key changes when it comes back.
     }
-    const acl = uid < 0 ? null : this.folderAcl(realPath ?? dir, ctimeMs, leaf);
+    const acl = uid < 0 ? null : this.folderAcl(realPath ?? dir, ctimeMs, leaf, entriesChanged ? FOLDER_ACL_RECENT_MS : 0);
     const own = `${mode.toString(8)}.${uid}.${gid}.${acl ? JSON.stringify(acl) : ''}.${targetFp}|${parentFp}`;
     if (hit && hit.own === own) {
       hit.checkedAt = now;
@@ -135,13 +139,13 @@ export class PosixFileCapture implements FileSecurityCapture {
   }
 
   /** A folder's extended ACL: known, or fetched now together with everything `leaf` needs. */
-  private folderAcl(dir: string, ctimeMs: number, leaf: string): PosixAcl | null {
+  private folderAcl(dir: string, ctimeMs: number, leaf: string, recentMs: number): PosixAcl | null {
     const store = this.acls;
     if (!store) return null;
-    let acl = store.lookup(dir, ctimeMs, FOLDER_ACL_RECENT_MS);
+    let acl = store.lookup(dir, ctimeMs, recentMs);
     if (acl !== undefined) return acl;
     this.fetchPath(leaf);
-    acl = store.lookup(dir, ctimeMs, FOLDER_ACL_RECENT_MS);
+    acl = store.lookup(dir, ctimeMs, recentMs);
     if (acl !== undefined) return acl;
     store.fetchSync([dir]);
     return store.lookup(dir, Infinity, FOLDER_ACL_RECENT_MS) ?? null;
@@ -154,16 +158,19 @@ export class PosixFileCapture implements FileSecurityCapture {
    */
   private fetchPath(leaf: string): void {
     const store = this.acls!;
-    const chain: { dir: string; ctimeMs: number }[] = [];
+    const chain: { dir: string; ctimeMs: number; recentMs: number }[] = [];
     for (let cur = leaf; ; cur = path.dirname(cur)) {
       let ctimeMs = Infinity;
+      let recentMs = 0;
       try {
-        ctimeMs = fs.statSync(cur).ctimeMs;
+        const st = fs.statSync(cur);
+        ctimeMs = st.ctimeMs;
+        if (st.ctimeMs === st.mtimeMs) recentMs = FOLDER_ACL_RECENT_MS;
       } catch {}
-      chain.unshift({ dir: cur, ctimeMs });
+      chain.unshift({ dir: cur, ctimeMs, recentMs });
       if (path.dirname(cur) === cur) break;
     }
-    const unknown = (c: { dir: string; ctimeMs: number }): boolean => store.lookup(c.dir, c.ctimeMs, FOLDER_ACL_RECENT_MS) === undefined;
+    const unknown = (c: { dir: string; ctimeMs: number; recentMs: number }): boolean => store.lookup(c.dir, c.ctimeMs, c.recentMs) === undefined;
     if (unknown(chain[chain.length - 1])) {
       let root = leaf;
       if (!store.hasSnapshot(leaf)) {
