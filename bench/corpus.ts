@@ -18,8 +18,60 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['ka', 'to', 'ri', 'men', 'sol', 'va', 'dor', 'lin', 'qua', 'ber', 'nix', 'tel', 'pra', 'gon', 'ul', 'sen', 'mor', 'fi', 'zel', 'ar'];
-const COMMON = ['the', 'of', 'and', 'to', 'in', 'is', 'for', 'on', 'with', 'as', 'report', 'project', 'budget', 'meeting', 'search', 'index', 'server', 'customer', 'quarter', 'design', 'review', 'policy', 'network', 'invoice', 'travel', 'contract', 'release', 'security', 'backup', 'storage'];
+const SYLLABLES = [
+  'ka',
+  'to',
+  'ri',
+  'men',
+  'sol',
+  'va',
+  'dor',
+  'lin',
+  'qua',
+  'ber',
+  'nix',
+  'tel',
+  'pra',
+  'gon',
+  'ul',
+  'sen',
+  'mor',
+  'fi',
+  'zel',
+  'ar',
+];
+const COMMON = [
+  'the',
+  'of',
+  'and',
+  'to',
+  'in',
+  'is',
+  'for',
+  'on',
+  'with',
+  'as',
+  'report',
+  'project',
+  'budget',
+  'meeting',
+  'search',
+  'index',
+  'server',
+  'customer',
+  'quarter',
+  'design',
+  'review',
+  'policy',
+  'network',
+  'invoice',
+  'travel',
+  'contract',
+  'release',
+  'security',
+  'backup',
+  'storage',
+];
 
 /** A vocabulary of `n` pseudo-words; index 0.. ordered by frequency rank. */
 export function vocabulary(n: number, seed = 7): string[] {
@@ -51,8 +103,18 @@ function pdfEscape(s: string): string {
 
 /** A valid single-page PDF with Title/Author and the text as lines. */
 export function makePdf(title: string, author: string, text: string): Buffer {
-  const lines = text.split(/\n/).flatMap((l) => l.match(/.{1,90}(\s|$)/g) ?? []).slice(0, 60);
-  const stream = ['BT', '/F1 10 Tf', '12 TL', '40 800 Td', ...lines.map((l) => `(${pdfEscape(l.trim())}) Tj T*`), 'ET'].join('\n');
+  const lines = text
+    .split(/\n/)
+    .flatMap((l) => l.match(/.{1,90}(\s|$)/g) ?? [])
+    .slice(0, 60);
+  const stream = [
+    'BT',
+    '/F1 10 Tf',
+    '12 TL',
+    '40 800 Td',
+    ...lines.map((l) => `(${pdfEscape(l.trim())}) Tj T*`),
+    'ET',
+  ].join('\n');
   const objs = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -146,7 +208,10 @@ export interface CorpusOptions {
 }
 
 /** Write a corpus under `dir` (skipped when it already holds one with the same options). Returns its bytes. */
-export function generateCorpus(dir: string, opts: CorpusOptions): { files: number; bytes: number; vocab: string[] } {
+export function generateCorpus(
+  dir: string,
+  opts: CorpusOptions,
+): { files: number; bytes: number; vocab: string[] } {
   const vocab = vocabulary(20_000);
   const stamp = path.join(dir, '.corpus.json');
   const key = JSON.stringify(opts);
@@ -164,7 +229,9 @@ export function generateCorpus(dir: string, opts: CorpusOptions): { files: numbe
     fs.mkdirSync(folder, { recursive: true });
     const words = 150 + Math.floor(r() * 900);
     const body = textOf(r, vocab, words);
-    const title = textOf(r, vocab, 4).replace(/\s*\.\n?/g, ' ').trim();
+    const title = textOf(r, vocab, 4)
+      .replace(/\s*\.\n?/g, ' ')
+      .trim();
     const x = r();
     let file: string;
     let data: Buffer | string;

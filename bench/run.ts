@@ -50,13 +50,24 @@ let crawlBundle: string | null = null;
 async function bundleCrawlChild(): Promise<string> {
   if (crawlBundle) return crawlBundle;
   // @ts-expect-error plain ESM build script without type declarations
-  const { buildCli } = (await import('../scripts/build-cli.mjs')) as { buildCli: (o: object) => Promise<string> };
-  const outdir = await buildCli({ outdir: path.join(work, 'out'), extraEntries: [path.join(here, 'trawl-crawl.ts')] });
+  const { buildCli } = (await import('../scripts/build-cli.mjs')) as {
+    buildCli: (o: object) => Promise<string>;
+  };
+  const outdir = await buildCli({
+    outdir: path.join(work, 'out'),
+    extraEntries: [path.join(here, 'trawl-crawl.ts')],
+  });
   crawlBundle = path.join(outdir, 'trawl-crawl.js');
   return crawlBundle;
 }
 
-function runChild(args: string[]): { ms: number; maxRssKb: number; counts: Record<string, number>; status: string; error?: string } {
+function runChild(args: string[]): {
+  ms: number;
+  maxRssKb: number;
+  counts: Record<string, number>;
+  status: string;
+  error?: string;
+} {
   const r = spawnSync(process.execPath, [crawlBundle!, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`crawl child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -80,7 +91,8 @@ async function engineBench(): Promise<Record<string, string>> {
   const trawlIndexBytes = dirBytes(dataDir);
   const { createEngine } = await import('../src/main/core/engine.js');
   const svc = await createEngine({ dataDir });
-  const bodyBytes = (svc.db.prepare('SELECT sum(length(body_z)) AS z FROM documents').get() as { z: number }).z;
+  const bodyBytes = (svc.db.prepare('SELECT sum(length(body_z)) AS z FROM documents').get() as { z: number })
+    .z;
   for (const q of queries) svc.search({ query: q, limit: 10 }); // warm
   const times: number[] = [];
   for (let round = 0; round < 3; round++)
@@ -95,14 +107,25 @@ async function engineBench(): Promise<Record<string, string>> {
   const conf = path.join(work, 'recoll-conf');
   fs.rmSync(conf, { recursive: true, force: true });
   fs.mkdirSync(conf, { recursive: true });
-  fs.writeFileSync(path.join(conf, 'recoll.conf'), `topdirs = ${corpus}\nskippedNames = .*\nindexStemmingLanguages = english\nloglevel = 1\n`);
+  fs.writeFileSync(
+    path.join(conf, 'recoll.conf'),
+    `topdirs = ${corpus}\nskippedNames = .*\nindexStemmingLanguages = english\nloglevel = 1\n`,
+  );
   const recollIndex = () => {
-    const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M', 'recollindex', '-c', conf], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M', 'recollindex', '-c', conf], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     const m = /TIME ([\d.]+) (\d+)/.exec(r.stderr);
     if (!m) throw new Error(`recollindex failed: ${r.stderr.slice(-500)}`);
     return { secs: Number(m[1]), rssKb: Number(m[2]) };
   };
-  let recoll: { full: { secs: number; rssKb: number }; inc: { secs: number; rssKb: number }; bytes: number; q?: number[] } | null = null;
+  let recoll: {
+    full: { secs: number; rssKb: number };
+    inc: { secs: number; rssKb: number };
+    bytes: number;
+    q?: number[];
+  } | null = null;
   if (spawnSync('which', ['recollindex']).status === 0) {
     const rf = recollIndex();
     const ri = recollIndex();
@@ -122,17 +145,54 @@ async function engineBench(): Promise<Record<string, string>> {
 
   const trawlRate = files / (full.ms / 1000);
   const rows: [string, string, string, string][] = [
-    ['full crawl files/s', fmt(trawlRate), recoll ? fmt(files / recoll.full.secs) : 'n/a', recoll ? `${fmt(trawlRate / (files / recoll.full.secs), 2)}x` : ''],
-    ['full crawl MB/s', fmt(gen.bytes / 1e6 / (full.ms / 1000), 2), recoll ? fmt(gen.bytes / 1e6 / recoll.full.secs, 2) : 'n/a', ''],
-    ['no-change incremental s', fmt(inc.ms / 1000, 3), recoll ? fmt(recoll.inc.secs, 3) : 'n/a', recoll ? `${fmt(recoll.inc.secs / (inc.ms / 1000), 1)}x faster` : ''],
-    ['query p50 ms (10 hits + snippets)', fmt(pct(times, 50), 3), recoll?.q ? fmt(pct(recoll.q, 50), 3) : 'n/a', ''],
-    ['query p95 ms (10 hits + snippets)', fmt(pct(times, 95), 3), recoll?.q ? fmt(pct(recoll.q, 95), 3) : 'n/a', recoll?.q ? `${fmt(pct(recoll.q, 95) / pct(times, 95), 2)}x` : ''],
-    ['peak RSS MB (full crawl)', fmt(full.maxRssKb / 1024), recoll ? fmt(recoll.full.rssKb / 1024) : 'n/a', ''],
+    [
+      'full crawl files/s',
+      fmt(trawlRate),
+      recoll ? fmt(files / recoll.full.secs) : 'n/a',
+      recoll ? `${fmt(trawlRate / (files / recoll.full.secs), 2)}x` : '',
+    ],
+    [
+      'full crawl MB/s',
+      fmt(gen.bytes / 1e6 / (full.ms / 1000), 2),
+      recoll ? fmt(gen.bytes / 1e6 / recoll.full.secs, 2) : 'n/a',
+      '',
+    ],
+    [
+      'no-change incremental s',
+      fmt(inc.ms / 1000, 3),
+      recoll ? fmt(recoll.inc.secs, 3) : 'n/a',
+      recoll ? `${fmt(recoll.inc.secs / (inc.ms / 1000), 1)}x faster` : '',
+    ],
+    [
+      'query p50 ms (10 hits + snippets)',
+      fmt(pct(times, 50), 3),
+      recoll?.q ? fmt(pct(recoll.q, 50), 3) : 'n/a',
+      '',
+    ],
+    [
+      'query p95 ms (10 hits + snippets)',
+      fmt(pct(times, 95), 3),
+      recoll?.q ? fmt(pct(recoll.q, 95), 3) : 'n/a',
+      recoll?.q ? `${fmt(pct(recoll.q, 95) / pct(times, 95), 2)}x` : '',
+    ],
+    [
+      'peak RSS MB (full crawl)',
+      fmt(full.maxRssKb / 1024),
+      recoll ? fmt(recoll.full.rssKb / 1024) : 'n/a',
+      '',
+    ],
     ['index MB', fmt(trawlIndexBytes / 1e6), recoll ? fmt(recoll.bytes / 1e6) : 'n/a', ''],
-    ['index / corpus bytes', fmt(trawlIndexBytes / gen.bytes, 2), recoll ? fmt(recoll.bytes / gen.bytes, 2) : 'n/a', ''],
+    [
+      'index / corpus bytes',
+      fmt(trawlIndexBytes / gen.bytes, 2),
+      recoll ? fmt(recoll.bytes / gen.bytes, 2) : 'n/a',
+      '',
+    ],
     ['stored text (compressed) MB', fmt(bodyBytes / 1e6), '', ''],
   ];
-  console.log(`\nEngine benchmark: ${files} files (${fmt(gen.bytes / 1e6)} MB; 5% PDF, 5% DOCX, rest text/HTML), ${queries.length} queries x3`);
+  console.log(
+    `\nEngine benchmark: ${files} files (${fmt(gen.bytes / 1e6)} MB; 5% PDF, 5% DOCX, rest text/HTML), ${queries.length} queries x3`,
+  );
   console.log(`${'figure'.padEnd(36)} ${'Trawl'.padStart(10)} ${'Recoll'.padStart(10)}  ratio`);
   for (const [k, a, b, c] of rows) console.log(`${k.padEnd(36)} ${a.padStart(10)} ${b.padStart(10)}  ${c}`);
   console.log(`trawl counts: full ${JSON.stringify(full.counts)}; incremental ${JSON.stringify(inc.counts)}`);
@@ -154,7 +214,8 @@ for (const name of OTHER) {
   try {
     const figures = await mod.run();
     console.log(`\n${name} benchmark`);
-    for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(40)} ${typeof v === 'number' ? fmt(v, 2) : v}`);
+    for (const [k, v] of Object.entries(figures))
+      console.log(`  ${k.padEnd(40)} ${typeof v === 'number' ? fmt(v, 2) : v}`);
   } catch (e) {
     console.log(`\n${name} benchmark: skipped — ${(e as Error).message}`);
   }

@@ -9,4 +9,6 @@ const t0 = performance.now();
 const [rec] = await service.crawl({ mode: mode === 'full' ? 'full' : 'incremental' });
 const ms = performance.now() - t0;
 await service.close();
-process.stdout.write(`${JSON.stringify({ ms, counts: rec.counts, status: rec.status, error: rec.error, maxRssKb: process.resourceUsage().maxRSS })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, counts: rec.counts, status: rec.status, error: rec.error, maxRssKb: process.resourceUsage().maxRSS })}\n`,
+);

@@ -12,7 +12,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Build into `outdir` the given entry points (plus the filter worker); returns the output dir. */
 export async function buildCli({ outdir = path.join(root, 'out/cli'), extraEntries = [] } = {}) {
   const esbuild = await import('esbuild');
-  const entryPoints = [path.join(root, 'src/cli/main.ts'), path.join(root, 'src/main/core/filters/filter-worker.ts'), ...extraEntries];
+  const entryPoints = [
+    path.join(root, 'src/cli/main.ts'),
+    path.join(root, 'src/main/core/filters/filter-worker.ts'),
+    ...extraEntries,
+  ];
   await esbuild.build({
     entryPoints,
     outdir,
@@ -24,10 +28,13 @@ export async function buildCli({ outdir = path.join(root, 'out/cli'), extraEntri
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",
+    },
   });
   for (const f of fs.readdirSync(path.join(root, 'src/main/core/filters'))) {
-    if (f.endsWith('.mjs')) fs.copyFileSync(path.join(root, 'src/main/core/filters', f), path.join(outdir, f));
+    if (f.endsWith('.mjs'))
+      fs.copyFileSync(path.join(root, 'src/main/core/filters', f), path.join(outdir, f));
   }
   const staticDirs = [['src/web-shell/static', 'static']];
   for (const [from, to] of staticDirs) {

@@ -11,7 +11,11 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 // A fresh clone: install first (the Electron binary download is blocked; it cannot run here).
 if (!fs.existsSync(path.join(root, 'node_modules/.package-lock.json'))) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const i = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } });
+  const i = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+  });
   if (i.status !== 0) {
     console.log('0 passed, 1 failed');
     process.exit(1);
@@ -22,7 +26,14 @@ const extra = process.argv.slice(2);
 
 const v = spawnSync(
   process.execPath,
-  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra],
+  [
+    path.join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...extra,
+  ],
   { cwd: root, stdio: 'inherit', env: process.env },
 );
 let passed = 0;
@@ -42,7 +53,12 @@ try {
 if (v.status !== 0 && failed === 0) failed += 1;
 
 if (!extra.length && !process.env.TRAWL_SKIP_E2E) {
-  const e = spawnSync(process.execPath, [path.join(root, 'scripts/e2e.mjs')], { cwd: root, encoding: 'utf8', env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const e = spawnSync(process.execPath, [path.join(root, 'scripts/e2e.mjs')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   process.stdout.write(e.stdout ?? '');
   const m = /E2E: (\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(e.stdout ?? '');
   if (m) {

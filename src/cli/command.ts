@@ -35,3 +35,11 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** The id of the source named by `--source` (id or name); undefined when not given. */
+export function sourceIdOf(svc: TrawlService, idOrName: string | undefined): number | undefined {
+  if (idOrName === undefined) return undefined;
+  const s = svc.sources.find(idOrName);
+  if (!s) throw new UsageError(`no source ${idOrName}`);
+  return s.id;
+}

@@ -9,12 +9,16 @@ const root = tempDir('trawl-cli-src-');
 const dataDir = tempDir('trawl-cli-data-');
 writeTree(root, {
   'docs/plan.txt': 'Project plan: migrate the search cluster before winter.',
-  'docs/minutes.html': '<html><head><title>Weekly minutes</title></head><body>We discussed the search cluster migration.</body></html>',
+  'docs/minutes.html':
+    '<html><head><title>Weekly minutes</title></head><body>We discussed the search cluster migration.</body></html>',
   'docs/bad.pdf': '%PDF-1.4 this is not a pdf at all',
 });
 
 function trawl(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', env: { ...process.env, TRAWL_DATA_DIR: '' } });
+  const r = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, TRAWL_DATA_DIR: '' },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -42,14 +46,20 @@ describe('trawl CLI', () => {
 
     const crawl = trawl('crawl');
     expect(crawl.code).toBe(0);
-    expect(crawl.out.trim()).toMatch(/^added 2, updated 0, not modified 0, deleted 0, failed 1 in \d+\.\d+ s$/);
+    expect(crawl.out.trim()).toMatch(
+      /^added 2, updated 0, not modified 0, deleted 0, failed 1 in \d+\.\d+ s$/,
+    );
 
     const res = trawl('search', 'search cluster', '--json');
     expect(res.code).toBe(0);
     const json = JSON.parse(res.out);
     expect(json.total).toBe(2);
-    expect(Object.keys(json.hits[0]).sort()).toEqual(['id', 'mtime', 'path', 'score', 'size', 'snippet', 'title', 'type', 'url'].sort());
-    expect(json.hits.map((h: { title: string }) => h.title).sort()).toEqual(['Weekly minutes', 'plan.txt'].sort());
+    expect(Object.keys(json.hits[0]).sort()).toEqual(
+      ['id', 'mtime', 'path', 'score', 'size', 'snippet', 'title', 'type', 'url'].sort(),
+    );
+    expect(json.hits.map((h: { title: string }) => h.title).sort()).toEqual(
+      ['Weekly minutes', 'plan.txt'].sort(),
+    );
     expect(json.hits.some((h: { snippet: string }) => /<mark>cluster<\/mark>/i.test(h.snippet))).toBe(true);
 
     const later = new Date(Date.now() + 10_000);
@@ -67,7 +77,9 @@ describe('trawl CLI', () => {
     const status = trawl('status');
     expect(status.out).toMatch(/documents: 3/);
     expect(status.out).toMatch(/Work\s+\(file\)/);
-    const page = JSON.parse(trawl('search', 'spring OR cluster', '--json', '--limit', '1', '--offset', '1').out);
+    const page = JSON.parse(
+      trawl('search', 'spring OR cluster', '--json', '--limit', '1', '--offset', '1').out,
+    );
     expect(page.total).toBe(2);
     expect(page.hits).toHaveLength(1);
   });
@@ -88,11 +100,29 @@ describe('trawl CLI', () => {
   });
 
   it('adds a website source with its crawl settings, and rejects invalid ones with a message', () => {
-    const ok = trawl('source', 'add', 'http://127.0.0.1:9/docs/', '--name', 'Docs', '--profile', 'fast', '--max-hops', '3', '--no-robots', '--proxy', 'proxy.local:3128');
+    const ok = trawl(
+      'source',
+      'add',
+      'http://127.0.0.1:9/docs/',
+      '--name',
+      'Docs',
+      '--profile',
+      'fast',
+      '--max-hops',
+      '3',
+      '--no-robots',
+      '--proxy',
+      'proxy.local:3128',
+    );
     expect(ok.code).toBe(0);
     const shown = JSON.parse(trawl('source', 'show', 'Docs').out);
     expect(shown.kind).toBe('http');
-    expect(shown.settings.http).toEqual({ profile: 'fast', maxHops: 3, obeyRobots: false, proxy: { host: 'proxy.local', port: 3128 } });
+    expect(shown.settings.http).toEqual({
+      profile: 'fast',
+      maxHops: 3,
+      obeyRobots: false,
+      proxy: { host: 'proxy.local', port: 3128 },
+    });
     const bad = trawl('source', 'add', 'http://127.0.0.1:9/other/', '--profile', 'reckless');
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/profile/);
@@ -101,17 +131,39 @@ describe('trawl CLI', () => {
   });
 
   it('takes an SMB password from the environment, never from argv, and stores it outside settings', () => {
-    const r = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, 'source', 'add', '\\\\files\\public\\reports', '--user', 'CORP\\crawler', '--name', 'Share'], {
-      encoding: 'utf8',
-      env: { ...process.env, TRAWL_SMB_PASSWORD: 's3cret-pass' },
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        '--data-dir',
+        dataDir,
+        'source',
+        'add',
+        '\\\\files\\public\\reports',
+        '--user',
+        'CORP\\crawler',
+        '--name',
+        'Share',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, TRAWL_SMB_PASSWORD: 's3cret-pass' },
+      },
+    );
     expect(r.status).toBe(0);
     const shown = trawl('source', 'show', 'Share').out;
     expect(shown).not.toMatch(/s3cret-pass/);
-    expect(JSON.parse(shown).rules[0]).toMatchObject({ action: 'include', credentialId: 'smb-files-crawler' });
+    expect(JSON.parse(shown).rules[0]).toMatchObject({
+      action: 'include',
+      credentialId: 'smb-files-crawler',
+    });
     const cred = path.join(dataDir, 'credentials.json');
     expect(fs.statSync(cred).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(fs.readFileSync(cred, 'utf8'))['smb-files-crawler']).toEqual({ user: 'crawler', password: 's3cret-pass', domain: 'CORP' });
+    expect(JSON.parse(fs.readFileSync(cred, 'utf8'))['smb-files-crawler']).toEqual({
+      user: 'crawler',
+      password: 's3cret-pass',
+      domain: 'CORP',
+    });
     const noPw = trawl('source', 'add', 'smb://files/public', '--user', 'bob');
     expect(noPw.code).toBe(2);
     expect(noPw.err).toMatch(/TRAWL_SMB_PASSWORD/);

@@ -10,7 +10,12 @@ const root = tempDir('trawl-crash-src-');
 const dataDir = tempDir('trawl-crash-data-');
 writeTree(
   root,
-  Object.fromEntries(Array.from({ length: FILES }, (_, i) => [`d${i % 40}/f${i}.txt`, `crashword document ${i} ${'filler '.repeat(200)}`])),
+  Object.fromEntries(
+    Array.from({ length: FILES }, (_, i) => [
+      `d${i % 40}/f${i}.txt`,
+      `crashword document ${i} ${'filler '.repeat(200)}`,
+    ]),
+  ),
 );
 
 afterAll(() => {
@@ -20,9 +25,13 @@ afterAll(() => {
 
 describe('crash safety', () => {
   it('kill -9 during a crawl leaves a consistent index that the next crawl completes', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'crawl-child.ts'), dataDir, root], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'crawl-child.ts'), dataDir, root],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     // Kill it once it has committed a few hundred documents but is far from done.
     await new Promise<void>((resolve, reject) => {
       let buf = '';
@@ -55,7 +64,10 @@ describe('crash safety', () => {
       expect(rec.status).toBe('done');
       expect(rec.counts.added).toBe(FILES - indexed);
       expect(service.search({ query: 'crashword', limit: 1 }).total).toBe(FILES);
-      expect(service.crawls()[1]).toMatchObject({ status: 'failed', error: expect.stringMatching(/interrupted/) });
+      expect(service.crawls()[1]).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/interrupted/),
+      });
       expect(checkIntegrity(service.db)).toEqual([]);
     } finally {
       await service.close();

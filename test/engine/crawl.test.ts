@@ -31,8 +31,12 @@ beforeEach(() => {
     'notes/gamma.txt': 'Unrelated text about gardening and tomatoes.',
     'web/page.html':
       '<html><head><title>Intranet Handbook</title><meta name="description" content="How we work"></head><body><p>Vacation policy and travel expenses.</p><script>var secret = "scriptword";</script></body></html>',
-    'cn/protocol.txt': '\u4f01\u4e1a\u7ea7\u641c\u7d22\u534f\u8bae\u5904\u7406\u7a0b\u5e8f\u7684\u8bbe\u8ba1\u6587\u6863',
-    'cn/gbk.txt': iconv.encode('\u8fd9\u662f\u4e00\u4e2a\u7b80\u4f53\u4e2d\u6587\u6587\u4ef6\uff0c\u5185\u5bb9\u5173\u4e8e\u7d22\u5f15\u5668\u548c\u722c\u866b\u3002\u8fd9\u662f\u4e00\u4e2a\u7b80\u4f53\u4e2d\u6587\u6587\u4ef6\u3002', 'gbk'),
+    'cn/protocol.txt':
+      '\u4f01\u4e1a\u7ea7\u641c\u7d22\u534f\u8bae\u5904\u7406\u7a0b\u5e8f\u7684\u8bbe\u8ba1\u6587\u6863',
+    'cn/gbk.txt': iconv.encode(
+      '\u8fd9\u662f\u4e00\u4e2a\u7b80\u4f53\u4e2d\u6587\u6587\u4ef6\uff0c\u5185\u5bb9\u5173\u4e8e\u7d22\u5f15\u5668\u548c\u722c\u866b\u3002\u8fd9\u662f\u4e00\u4e2a\u7b80\u4f53\u4e2d\u6587\u6587\u4ef6\u3002',
+      'gbk',
+    ),
     'broken/report.pdf': '%PDF-1.7\n1 0 obj garbage garbage \x00\x01\x02 not really a pdf',
     'broken/letter.docx': Buffer.from('PK\x03\x04truncated-zip-data-here', 'binary'),
     'media/holiday-photo.jpg': Buffer.alloc(2048, 7),
@@ -77,7 +81,9 @@ describe('full and incremental crawls of a folder source', () => {
     for (const w of ['dependencyword', 'gitword', 'hiddenword', 'tmpword']) expect(paths(w)).toEqual([]);
     expect(paths('buildword')).toEqual(['build/out.txt']);
     const log = env.service.log({});
-    const excluded = log.filter((l) => l.outcome === 'excluded').map((l) => `${path.relative(env.root, l.url)}: ${l.reason}`);
+    const excluded = log
+      .filter((l) => l.outcome === 'excluded')
+      .map((l) => `${path.relative(env.root, l.url)}: ${l.reason}`);
     expect(excluded).toContain('node_modules: default exclude');
     expect(excluded).toContain('.git: default exclude');
     expect(excluded).toContain('.hidden: hidden folder');
@@ -90,7 +96,10 @@ describe('full and incremental crawls of a folder source', () => {
     const [rec] = await env.service.crawl({});
     expect(rec.counts.failed).toBe(2);
     const failed = env.service.log({ failedOnly: true });
-    expect(failed.map((f) => path.relative(env.root, f.url)).sort()).toEqual(['broken/letter.docx', 'broken/report.pdf']);
+    expect(failed.map((f) => path.relative(env.root, f.url)).sort()).toEqual([
+      'broken/letter.docx',
+      'broken/report.pdf',
+    ]);
     for (const f of failed) expect(f.reason).toBeTruthy();
   });
 
@@ -149,11 +158,15 @@ describe('full and incremental crawls of a folder source', () => {
     const s = env.service.addSource({ startAddresses: [env.root] });
     await env.service.crawl({});
     expect(paths('budget')).toEqual(['notes/alpha.txt']);
-    env.service.updateSource(s.id, { rules: [{ action: 'exclude', syntax: 'glob', pattern: '**/notes/**' }] });
+    env.service.updateSource(s.id, {
+      rules: [{ action: 'exclude', syntax: 'glob', pattern: '**/notes/**' }],
+    });
     const [rec] = await env.service.crawl({});
     expect(rec.counts.deleted).toBe(3);
     expect(paths('budget')).toEqual([]);
-    expect(env.service.testRules(s.id, path.join(env.root, 'notes/alpha.txt'))).toMatchObject({ included: false });
+    expect(env.service.testRules(s.id, path.join(env.root, 'notes/alpha.txt'))).toMatchObject({
+      included: false,
+    });
   });
 
   it('include rules restrict a source to matching files; max size indexes by name only', async () => {
@@ -183,7 +196,12 @@ describe('full and incremental crawls of a folder source', () => {
   });
 
   it('a stopped crawl keeps what it indexed and deletes nothing; the next crawl finishes the job', async () => {
-    writeTree(env.root, Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`many/file-${i}.txt`, `bulkword number ${i}`])));
+    writeTree(
+      env.root,
+      Object.fromEntries(
+        Array.from({ length: 1000 }, (_, i) => [`many/file-${i}.txt`, `bulkword number ${i}`]),
+      ),
+    );
     const s = env.service.addSource({ startAddresses: [env.root] });
     const off = env.service.on('progress', (p) => {
       if (p.counts.added > 0) env.service.stopCrawl(s.id);
@@ -223,7 +241,10 @@ describe('full and incremental crawls of a folder source', () => {
 
 describe('files without an extension', () => {
   it('are sniffed: text is indexed, binary is indexed by name', async () => {
-    writeTree(env.root, { 'misc/README': 'Plain readme text mentioning flamingos.', 'misc/blob': Buffer.from([0, 1, 2, 3, 0, 0, 255, 254, 0, 7]) });
+    writeTree(env.root, {
+      'misc/README': 'Plain readme text mentioning flamingos.',
+      'misc/blob': Buffer.from([0, 1, 2, 3, 0, 0, 255, 254, 0, 7]),
+    });
     env.service.addSource({ startAddresses: [path.join(env.root, 'misc')] });
     const [rec] = await env.service.crawl({});
     expect(rec.counts.added).toBe(2);

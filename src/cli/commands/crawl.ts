@@ -1,5 +1,5 @@
 import { parseCommandArgs } from '../main.js';
-import { UsageError, type Command } from '../command.js';
+import { sourceIdOf, type Command } from '../command.js';
 import type { CrawlProgress, CrawlRecord } from '../../main/core/model.js';
 
 /** The one summary line: `added N, updated N, not modified N, deleted N, failed N in T s`. */
@@ -22,7 +22,9 @@ function bar(p: CrawlProgress): string {
   const width = 24;
   const filled = Math.round(frac * width);
   const item = p.currentItem ? p.currentItem.slice(-40) : '';
-  return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.counts.discovered} ${p.rate}/s ${item}`.padEnd(110);
+  return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.counts.discovered} ${p.rate}/s ${item}`.padEnd(
+    110,
+  );
 }
 
 /** `trawl crawl [--full] [--source ID]`. */
@@ -31,15 +33,15 @@ export const crawlCommand: Command = {
   summary: 'crawl every source (or one); incremental unless --full',
   usage: 'crawl [--full] [--source ID]',
   async run({ args, io, service }) {
-    const { values } = parseCommandArgs(args, { full: { type: 'boolean' }, source: { type: 'string' } }, false);
+    const { values } = parseCommandArgs(
+      args,
+      { full: { type: 'boolean' }, source: { type: 'string' } },
+      false,
+    );
     const svc = await service();
-    let sourceId: number | undefined;
-    if (values.source) {
-      const s = svc.sources.find(values.source);
-      if (!s) throw new UsageError(`no source ${values.source}`);
-      sourceId = s.id;
-    }
-    if (svc.listSources().length === 0) throw new Error('no sources yet: add one with `trawl source add <folder-or-url>`');
+    const sourceId = sourceIdOf(svc, values.source);
+    if (svc.listSources().length === 0)
+      throw new Error('no sources yet: add one with `trawl source add <folder-or-url>`');
     const off = io.tty ? svc.on('progress', (p) => process.stderr.write(bar(p))) : () => {};
     const records = await svc.crawl({ sourceId, mode: values.full ? 'full' : 'incremental' });
     off();

@@ -9,4 +9,13 @@ import { whoamiCommand } from './whoami.js';
 import { daemonCommand } from './daemon.js';
 
 /** Every `trawl` sub-command, in the order `trawl help` lists them. */
-export const COMMANDS: Command[] = [sourceCommand, crawlCommand, searchCommand, statusCommand, logCommand, serveCommand, whoamiCommand, daemonCommand];
+export const COMMANDS: Command[] = [
+  sourceCommand,
+  crawlCommand,
+  searchCommand,
+  statusCommand,
+  logCommand,
+  serveCommand,
+  whoamiCommand,
+  daemonCommand,
+];

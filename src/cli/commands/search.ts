@@ -51,10 +51,12 @@ export const searchCommand: Command = {
     if (!query.trim()) throw new UsageError('search needs a query, e.g. trawl search "budget report"');
     const limit = values.limit ? Number(values.limit) : 10;
     const offset = values.offset ? Number(values.offset) : 0;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1..1000');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new UsageError('--limit must be 1..1000');
     if (!Number.isInteger(offset) || offset < 0) throw new UsageError('--offset must be 0 or more');
     const sort = (values.sort ?? 'relevance') as SortOrder;
-    if (!['relevance', 'date', 'name'].includes(sort)) throw new UsageError('--sort must be relevance, date or name');
+    if (!['relevance', 'date', 'name'].includes(sort))
+      throw new UsageError('--sort must be relevance, date or name');
     // A system-wide daemon answers as the OS user whose socket this process can reach (docs/SECURITY.md).
     const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
     const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
@@ -77,14 +79,20 @@ export const searchCommand: Command = {
       return 0;
     }
     if (res.total === 0) {
-      io.out(hasSources ? `no results for ${query}` : 'no sources yet: add one with `trawl source add <folder-or-url>`');
+      io.out(
+        hasSources
+          ? `no results for ${query}`
+          : 'no sources yet: add one with `trawl source add <folder-or-url>`',
+      );
       return 0;
     }
     for (const h of res.hits) {
       io.out(`${unmark(h.title, false)}\n  ${h.path}\n  ${unmark(h.snippet, io.tty)}\n`);
     }
     const shown = res.hits.length ? `${offset + 1}-${offset + res.hits.length}` : '0';
-    io.out(`${shown} of ${res.total} results${res.relaxed ? ' (some match only part of the query)' : ''} in ${res.tookMs.toFixed(1)} ms`);
+    io.out(
+      `${shown} of ${res.total} results${res.relaxed ? ' (some match only part of the query)' : ''} in ${res.tookMs.toFixed(1)} ms`,
+    );
     return 0;
   },
 };

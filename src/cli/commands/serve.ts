@@ -11,20 +11,33 @@ export const serveCommand: Command = {
   summary: 'serve the search UI on 127.0.0.1 (per-launch token in the URL)',
   usage: 'serve [--port N] [--open-files]',
   async run({ args, io, service }) {
-    const { values } = parseCommandArgs(args, { port: { type: 'string' }, 'open-files': { type: 'boolean' } }, false);
+    const { values } = parseCommandArgs(
+      args,
+      { port: { type: 'string' }, 'open-files': { type: 'boolean' } },
+      false,
+    );
     const port = values.port ? Number(values.port) : 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535');
     const root = projectRoot();
     const staticDir = path.join(root, 'out', 'renderer');
     const builder = path.join(root, 'scripts', 'build-renderer.mjs');
     if (fs.existsSync(builder)) {
-      const { buildRenderer } = (await import(pathToFileURL(builder).href)) as { buildRenderer: (o?: object) => Promise<boolean> };
+      const { buildRenderer } = (await import(pathToFileURL(builder).href)) as {
+        buildRenderer: (o?: object) => Promise<boolean>;
+      };
       if (await buildRenderer()) io.err('built the search UI');
     }
-    if (!fs.existsSync(path.join(staticDir, 'index.html'))) throw new Error(`the search UI is not built (${staticDir})`);
+    if (!fs.existsSync(path.join(staticDir, 'index.html')))
+      throw new Error(`the search UI is not built (${staticDir})`);
     const svc = await service();
     const { startWebShell } = await import('../../web-shell/server.js');
-    const shell = await startWebShell({ service: svc, port, staticDir, openFiles: values['open-files'] === true, version: '0.1.0' });
+    const shell = await startWebShell({
+      service: svc,
+      port,
+      staticDir,
+      openFiles: values['open-files'] === true,
+      version: '0.1.0',
+    });
     io.out(`Trawl is serving the search UI at ${shell.url}`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

@@ -80,9 +80,18 @@ export const sourceCommand: Command = {
           for (const a of values.auth ?? []) {
             const eq = a.indexOf('=');
             if (eq < 1) throw new UsageError('--auth takes URL-PREFIX=CREDENTIAL-ID');
-            rules.unshift({ action: 'include', syntax: 'prefix', pattern: a.slice(0, eq), credentialId: a.slice(eq + 1), principals: values.principal });
+            rules.unshift({
+              action: 'include',
+              syntax: 'prefix',
+              pattern: a.slice(0, eq),
+              credentialId: a.slice(eq + 1),
+              principals: values.principal,
+            });
           }
-          if (values.auth?.length && !rules.some((r) => r.action === 'include' && r.syntax === 'glob' && r.pattern === '**')) {
+          if (
+            values.auth?.length &&
+            !rules.some((r) => r.action === 'include' && r.syntax === 'glob' && r.pattern === '**')
+          ) {
             rules.push({ action: 'include', syntax: 'glob', pattern: '**' });
           }
         }
@@ -102,7 +111,9 @@ export const sourceCommand: Command = {
         else if (list.length === 0) io.out('no sources yet: add one with `trawl source add <folder-or-url>`');
         else
           for (const s of list)
-            io.out(`${String(s.id).padStart(3)}  ${s.name.padEnd(20)} ${s.kind.padEnd(5)} ${s.displayAddresses.join(', ')}${s.paused ? '  (paused)' : ''}${s.rules.length ? `  rules: ${s.rules.length}` : ''}`);
+            io.out(
+              `${String(s.id).padStart(3)}  ${s.name.padEnd(20)} ${s.kind.padEnd(5)} ${s.displayAddresses.join(', ')}${s.paused ? '  (paused)' : ''}${s.rules.length ? `  rules: ${s.rules.length}` : ''}`,
+            );
         return 0;
       }
       case 'show': {
@@ -139,7 +150,9 @@ function int(v: string | undefined, flag: string): number | undefined {
 }
 
 /** Map website flags to `settings.http` (validated by the service when the source is saved). */
-function httpSettingsFrom(v: Record<string, string | boolean | string[] | undefined>): Record<string, unknown> {
+function httpSettingsFrom(
+  v: Record<string, string | boolean | string[] | undefined>,
+): Record<string, unknown> {
   const h: Record<string, unknown> = {};
   const set = (key: string, value: unknown) => {
     if (value !== undefined) h[key] = value;
@@ -186,8 +199,12 @@ async function smbCredential(
   const [, domain, user] = m;
   let password = io.env.TRAWL_SMB_PASSWORD ?? null;
   if (password === null && io.prompt) password = await io.prompt(`Password for ${userSpec}: `);
-  if (password === null) throw new UsageError('set TRAWL_SMB_PASSWORD or run on a terminal to be asked for the password');
-  const host = address.replace(/^smb:\/\/|^\\\\/i, '').split(/[\\/]/)[0].toLowerCase();
+  if (password === null)
+    throw new UsageError('set TRAWL_SMB_PASSWORD or run on a terminal to be asked for the password');
+  const host = address
+    .replace(/^smb:\/\/|^\\\\/i, '')
+    .split(/[\\/]/)[0]
+    .toLowerCase();
   const id = `smb-${host}-${user}`.replace(/[^\w.@-]/g, '_').slice(0, 64);
   await svc.setCredential(id, { user, password, ...(domain ? { domain } : {}) });
   return id;
@@ -204,6 +221,14 @@ function splitList(s: string): string[] {
 export function parseSize(s: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g)?$/i.exec(s.trim());
   if (!m) throw new UsageError(`not a size: ${s} (e.g. 500kb, 20mb)`);
-  const mult: Record<string, number> = { b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
+  const mult: Record<string, number> = {
+    b: 1,
+    k: 1024,
+    kb: 1024,
+    m: 1024 ** 2,
+    mb: 1024 ** 2,
+    g: 1024 ** 3,
+    gb: 1024 ** 3,
+  };
   return Math.round(Number(m[1]) * mult[(m[2] ?? 'b').toLowerCase()]);
 }

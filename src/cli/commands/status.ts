@@ -12,7 +12,11 @@ export const statusCommand: Command = {
   summary: 'index size, sources and their last crawl',
   usage: 'status [--json] [--daemon PATH]',
   async run({ args, io, service, dataDir }) {
-    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, daemon: { type: 'string' } }, false);
+    const { values } = parseCommandArgs(
+      args,
+      { json: { type: 'boolean' }, daemon: { type: 'string' } },
+      false,
+    );
     // Through a daemon, the status is trimmed to what this OS user may see (docs/SECURITY.md).
     const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
     const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
@@ -38,7 +42,9 @@ export const statusCommand: Command = {
       const last = c
         ? `last ${c.mode} crawl ${new Date(c.startedAt).toISOString()} ${c.status}: added ${c.counts.added}, updated ${c.counts.updated}, not modified ${c.counts.notModified}, deleted ${c.counts.deleted}, failed ${c.counts.failed}, excluded ${c.counts.excluded}`
         : 'never crawled';
-      io.out(`${String(s.id).padStart(3)}  ${s.name}  (${s.kind}${s.paused ? ', paused' : ''})  ${s.stats.documents} documents, ${s.stats.failed} failed\n     ${last}`);
+      io.out(
+        `${String(s.id).padStart(3)}  ${s.name}  (${s.kind}${s.paused ? ', paused' : ''})  ${s.stats.documents} documents, ${s.stats.failed} failed\n     ${last}`,
+      );
     }
     return 0;
   },

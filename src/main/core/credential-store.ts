@@ -50,7 +50,11 @@ export class FileCredentialStore implements CredentialStore {
 
   async set(id: string, secret: Credential): Promise<void> {
     const all = this.read();
-    all[id] = { user: secret.user, password: secret.password, ...(secret.domain ? { domain: secret.domain } : {}) };
+    all[id] = {
+      user: secret.user,
+      password: secret.password,
+      ...(secret.domain ? { domain: secret.domain } : {}),
+    };
     this.write(all);
   }
 

@@ -79,7 +79,10 @@ export class TrawlService {
   readonly sources: SourceStore;
   private readonly user: CurrentUser;
   private readonly listeners = new Map<ServiceEventName, Set<(v: never) => void>>();
-  private readonly running = new Map<number, { promise: Promise<CrawlRecord>; abort: AbortController; progress: CrawlProgress | null }>();
+  private readonly running = new Map<
+    number,
+    { promise: Promise<CrawlRecord>; abort: AbortController; progress: CrawlProgress | null }
+  >();
   private readonly queue: (() => void)[] = [];
   private active = 0;
   private readonly aclCache = new Map<string, AclFilter>();
@@ -169,10 +172,12 @@ export class TrawlService {
   testRules(sourceId: number, urlOrPath: string): RuleDecision {
     const s = this.sources.get(sourceId);
     if (!s) throw new SourceError(`no source with id ${sourceId}`);
-    const root = s.kind === 'file' ? s.displayAddresses[0].replace(/\\/g, '/') : decodeURI(s.startAddresses[0]);
+    const root =
+      s.kind === 'file' ? s.displayAddresses[0].replace(/\\/g, '/') : decodeURI(s.startAddresses[0]);
     let target = urlOrPath.trim();
     if (s.kind === 'file' && target.startsWith('file:')) target = fileURLToPath(target);
-    if (s.kind === 'file' && !target.startsWith('/') && !/^[a-z]:/i.test(target)) target = path.posix.join(root, target);
+    if (s.kind === 'file' && !target.startsWith('/') && !/^[a-z]:/i.test(target))
+      target = path.posix.join(root, target);
     return new RuleMatcher(s).decide(target.replace(/\\/g, '/'), root, target.endsWith('/'));
   }
 
@@ -198,10 +203,14 @@ export class TrawlService {
     const existing = this.running.get(source.id);
     if (existing) return existing.promise;
     const abort = new AbortController();
-    const entry = { promise: null as unknown as Promise<CrawlRecord>, abort, progress: null as CrawlProgress | null };
-    entry.promise = this.withSlot(() => this.runCrawl(source, mode, abort.signal, (p) => (entry.progress = p))).finally(() =>
-      this.running.delete(source.id),
-    );
+    const entry = {
+      promise: null as unknown as Promise<CrawlRecord>,
+      abort,
+      progress: null as CrawlProgress | null,
+    };
+    entry.promise = this.withSlot(() =>
+      this.runCrawl(source, mode, abort.signal, (p) => (entry.progress = p)),
+    ).finally(() => this.running.delete(source.id));
     this.running.set(source.id, entry);
     return entry.promise;
   }
@@ -345,8 +354,13 @@ export class TrawlService {
       suggest: (prefix) => suggestTerms(this.db, prefix, this.searchContext(user)),
       openItem: (id) => {
         if (!previewDoc(this.db, id, undefined, this.searchContext(user))) return null;
-        const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as { url: string; path: string };
-        return row.url.startsWith('file:') ? { kind: 'file', target: row.path } : { kind: 'url', target: row.url };
+        const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as {
+          url: string;
+          path: string;
+        };
+        return row.url.startsWith('file:')
+          ? { kind: 'file', target: row.path }
+          : { kind: 'url', target: row.url };
       },
     };
   }
@@ -383,7 +397,8 @@ export class TrawlService {
   // ---- credentials ----
 
   async setCredential(id: string, secret: Credential): Promise<void> {
-    if (!/^[\w.@-]{1,64}$/.test(id)) throw new SourceError('a credential id is 1-64 letters, digits, _ . @ -');
+    if (!/^[\w.@-]{1,64}$/.test(id))
+      throw new SourceError('a credential id is 1-64 letters, digits, _ . @ -');
     await this.deps.credentials.set(id, secret);
   }
 
@@ -395,15 +410,27 @@ export class TrawlService {
 
   sourceStats(sourceId: number): SourceStats {
     const db = this.db;
-    const docs = db.prepare(`SELECT count(*) AS n, sum(status = 'failed') AS f FROM documents WHERE source_id = ?`).get(sourceId) as {
+    const docs = db
+      .prepare(`SELECT count(*) AS n, sum(status = 'failed') AS f FROM documents WHERE source_id = ?`)
+      .get(sourceId) as {
       n: number;
       f: number | null;
     };
     const byType = db
-      .prepare(`SELECT ext, count(*) AS count FROM documents WHERE source_id = ? GROUP BY ext ORDER BY count DESC LIMIT 20`)
+      .prepare(
+        `SELECT ext, count(*) AS count FROM documents WHERE source_id = ? GROUP BY ext ORDER BY count DESC LIMIT 20`,
+      )
       .all(sourceId) as { ext: string; count: number }[];
-    const last = db.prepare('SELECT * FROM crawls WHERE source_id = ? ORDER BY id DESC LIMIT 1').get(sourceId) as CrawlRow | undefined;
-    return { sourceId, documents: docs.n, failed: docs.f ?? 0, byType, lastCrawl: last ? crawlFromRow(last) : null };
+    const last = db
+      .prepare('SELECT * FROM crawls WHERE source_id = ? ORDER BY id DESC LIMIT 1')
+      .get(sourceId) as CrawlRow | undefined;
+    return {
+      sourceId,
+      documents: docs.n,
+      failed: docs.f ?? 0,
+      byType,
+      lastCrawl: last ? crawlFromRow(last) : null,
+    };
   }
 
   status(): IndexStatus {
@@ -428,7 +455,9 @@ export class TrawlService {
     const rows = (
       sourceId == null
         ? this.db.prepare('SELECT * FROM crawls ORDER BY id DESC LIMIT ?').all(limit)
-        : this.db.prepare('SELECT * FROM crawls WHERE source_id = ? ORDER BY id DESC LIMIT ?').all(sourceId, limit)
+        : this.db
+            .prepare('SELECT * FROM crawls WHERE source_id = ? ORDER BY id DESC LIMIT ?')
+            .all(sourceId, limit)
     ) as CrawlRow[];
     return rows.map(crawlFromRow);
   }
@@ -464,10 +493,28 @@ export class TrawlService {
         .prepare(
           `SELECT id, source_id, path, crawl_time, error, mime, size FROM documents WHERE status = 'failed' ${req.sourceId != null ? 'AND source_id = ?' : ''} ORDER BY crawl_time DESC LIMIT ${limit}`,
         )
-        .all(...(req.sourceId != null ? [req.sourceId] : [])) as { id: number; source_id: number; path: string; crawl_time: number; error: string | null; mime: string | null; size: number }[];
+        .all(...(req.sourceId != null ? [req.sourceId] : [])) as {
+        id: number;
+        source_id: number;
+        path: string;
+        crawl_time: number;
+        error: string | null;
+        mime: string | null;
+        size: number;
+      }[];
       for (const d of docs) {
         if (listed.has(d.path)) continue;
-        entries.push({ id: -d.id, crawlId: 0, sourceId: d.source_id, at: d.crawl_time, url: d.path, outcome: 'failed', reason: d.error, mime: d.mime, size: d.size });
+        entries.push({
+          id: -d.id,
+          crawlId: 0,
+          sourceId: d.source_id,
+          at: d.crawl_time,
+          url: d.path,
+          outcome: 'failed',
+          reason: d.error,
+          mime: d.mime,
+          size: d.size,
+        });
       }
       entries.sort((a, b) => b.at - a.at);
     }

@@ -63,7 +63,11 @@ function compile(rule: CrawlRule, index: number): CompiledRule {
     };
   }
   const hasSlash = rule.pattern.includes('/');
-  const isMatch = picomatch(rule.pattern, { dot: true, nocase: process.platform === 'win32', basename: !hasSlash });
+  const isMatch = picomatch(rule.pattern, {
+    dot: true,
+    nocase: process.platform === 'win32',
+    basename: !hasSlash,
+  });
   const scan = picomatch.scan(rule.pattern);
   const staticBase = scan.base;
   return {
@@ -136,7 +140,8 @@ export class RuleMatcher {
         const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
         const { allowTypes, denyTypes } = this.source.settings;
         if (denyTypes.includes(ext)) return { included: false, rule: null, reason: `type .${ext} denied` };
-        if (allowTypes.length && !allowTypes.includes(ext)) return { included: false, rule: null, reason: `type .${ext || '(none)'} not allowed` };
+        if (allowTypes.length && !allowTypes.includes(ext))
+          return { included: false, rule: null, reason: `type .${ext || '(none)'} not allowed` };
       }
     }
     if (!isContainer && this.hasIncludes) {

@@ -128,7 +128,19 @@ export class CrawlSession {
     db.prepare(
       `UPDATE crawls SET ended_at = ?, status = ?, discovered = ?, added = ?, updated = ?, not_modified = ?, deleted = ?,
          failed = ?, excluded = ?, error = ? WHERE id = ?`,
-    ).run(endedAt, status, c.discovered, c.added, c.updated, c.notModified, c.deleted, c.failed, c.excluded, error ?? null, this.id);
+    ).run(
+      endedAt,
+      status,
+      c.discovered,
+      c.added,
+      c.updated,
+      c.notModified,
+      c.deleted,
+      c.failed,
+      c.excluded,
+      error ?? null,
+      this.id,
+    );
     this.opts.onProgress?.(this.progress(status));
     return {
       id: this.id,
@@ -146,6 +158,8 @@ export class CrawlSession {
 /** Crawls left `running` by a process that died are marked failed (called when the engine opens). */
 export function closeInterruptedCrawls(db: Db): number {
   return db
-    .prepare(`UPDATE crawls SET status = 'failed', ended_at = COALESCE(ended_at, started_at), error = 'interrupted (the process ended during the crawl)' WHERE status = 'running'`)
+    .prepare(
+      `UPDATE crawls SET status = 'failed', ended_at = COALESCE(ended_at, started_at), error = 'interrupted (the process ended during the crawl)' WHERE status = 'running'`,
+    )
     .run().changes;
 }

@@ -1,7 +1,12 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { FilterError, type FilterInput, type FilterOutput } from '../filters/filter.js';
-import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat } from '../sources/handler.js';
+import {
+  HandlerError,
+  type HandlerContext,
+  type HierarchicalHandler,
+  type ItemStat,
+} from '../sources/handler.js';
 import type { SecurityDescriptor } from '../model.js';
 import { RuleMatcher } from './crawl-rules.js';
 import type { CrawlSession } from './crawl-session.js';
@@ -64,7 +69,9 @@ export async function crawlTree(
   const incremental = session.mode === 'incremental';
   const history = new Map<string, HistoryRow>();
   for (const row of db
-    .prepare('SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?')
+    .prepare(
+      'SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?',
+    )
     .iterate(source.id) as IterableIterator<HistoryRow>) {
     history.set(row.url, row);
   }
@@ -101,15 +108,27 @@ export async function crawlTree(
     let text = '';
     let out: FilterOutput | null = null;
     let status: 'ok' | 'metadata' | 'failed' = 'metadata';
-    let error: string | null = tooLarge ? `larger than the source's max file size (${source.settings.maxFileSize} bytes): indexed by name only` : null;
+    let error: string | null = tooLarge
+      ? `larger than the source's max file size (${source.settings.maxFileSize} bytes): indexed by name only`
+      : null;
     let hash: string | null = null;
     try {
       if (!tooLarge && !spec.metadataOnly) {
-        const opened = await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize) + 1, ctx);
+        const opened = await handler.open(
+          item,
+          Math.min(spec.maxBytes, source.settings.maxFileSize) + 1,
+          ctx,
+        );
         if (opened.security !== undefined) security = opened.security;
         hash = crypto.createHash('sha1').update(opened.bytes).digest('hex');
         if (incremental && hist && hist.content_hash === hash) {
-          writer.touch(hist.id, { mtime: item.mtimeMs, ctime: item.ctimeMs, size: item.size, securityKey: item.securityKey, security });
+          writer.touch(hist.id, {
+            mtime: item.mtimeMs,
+            ctime: item.ctimeMs,
+            size: item.size,
+            securityKey: item.securityKey,
+            security,
+          });
           counts.notModified++;
           return;
         }
@@ -187,14 +206,22 @@ export async function crawlTree(
       }
       if (child.viaSymlink && !source.settings.followSymlinks) {
         counts.excluded++;
-        session.log({ url: child.displayPath, outcome: 'excluded', reason: 'symbolic link (follow symlinks is off)' });
+        session.log({
+          url: child.displayPath,
+          outcome: 'excluded',
+          reason: 'symbolic link (follow symlinks is off)',
+        });
         continue;
       }
       if (child.isContainer) {
         if (child.identity) {
           if (visited.has(child.identity)) {
             counts.excluded++;
-            session.log({ url: child.displayPath, outcome: 'excluded', reason: 'symbolic link loop (folder already crawled)' });
+            session.log({
+              url: child.displayPath,
+              outcome: 'excluded',
+              reason: 'symbolic link loop (folder already crawled)',
+            });
             continue;
           }
           visited.add(child.identity);
@@ -211,7 +238,9 @@ export async function crawlTree(
 
   if (scopes) {
     for (const scope of scopes) {
-      const root = roots.find((r) => scope === r.url || scope.startsWith(r.url.endsWith('/') ? r.url : `${r.url}/`));
+      const root = roots.find(
+        (r) => scope === r.url || scope.startsWith(r.url.endsWith('/') ? r.url : `${r.url}/`),
+      );
       if (!root) continue;
       let item: ItemStat;
       try {

@@ -12,7 +12,8 @@ export function createContentExtractor(runner: FilterRunner): ContentExtractor &
   return {
     pick: (ext, mime) => {
       const spec = pickFilter(ext, mime);
-      if (ext === '' && !mime && spec.id === METADATA_FILTER_ID) return { id: 'sniff', maxBytes: sniffBytes, metadataOnly: false };
+      if (ext === '' && !mime && spec.id === METADATA_FILTER_ID)
+        return { id: 'sniff', maxBytes: sniffBytes, metadataOnly: false };
       return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
     },
     run: (input) => runner.run(input),

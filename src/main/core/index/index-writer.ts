@@ -77,16 +77,28 @@ export class IndexWriter {
     const cols = `source_id, url, path, name, title, description, keywords, author, mime, ext, size, mtime, ctime,
       crawl_time, content_hash, acl_id, security_key, status, error, body_z, etag, last_modified, outlinks, hops`;
     this.st = {
-      insertDoc: db.prepare(`INSERT INTO documents (${cols}) VALUES (${cols.split(',').map(() => '?').join(',')})`),
-      updateDoc: db.prepare(
-        `UPDATE documents SET (${cols}) = (${cols.split(',').map(() => '?').join(',')}) WHERE id = ?`,
+      insertDoc: db.prepare(
+        `INSERT INTO documents (${cols}) VALUES (${cols
+          .split(',')
+          .map(() => '?')
+          .join(',')})`,
       ),
-      insertFts: db.prepare('INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)'),
+      updateDoc: db.prepare(
+        `UPDATE documents SET (${cols}) = (${cols
+          .split(',')
+          .map(() => '?')
+          .join(',')}) WHERE id = ?`,
+      ),
+      insertFts: db.prepare(
+        'INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
       deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
       deleteDoc: db.prepare('DELETE FROM documents WHERE id = ?'),
       findAcl: db.prepare('SELECT id FROM acls WHERE hash = ?'),
       insertAcl: db.prepare('INSERT INTO acls (hash, descriptor) VALUES (?, ?)'),
-      touch: db.prepare('UPDATE documents SET mtime = ?, ctime = ?, size = ?, crawl_time = ?, security_key = ?, acl_id = ? WHERE id = ?'),
+      touch: db.prepare(
+        'UPDATE documents SET mtime = ?, ctime = ?, size = ?, crawl_time = ?, security_key = ?, acl_id = ? WHERE id = ?',
+      ),
     };
   }
 
@@ -101,7 +113,11 @@ export class IndexWriter {
     if (cached !== undefined) return cached;
     this.begin();
     const row = this.st.findAcl.get(hash) as { id: number } | undefined;
-    const id = row ? row.id : Number(this.st.insertAcl.run(hash, JSON.stringify({ entries: JSON.parse(canonical) })).lastInsertRowid);
+    const id = row
+      ? row.id
+      : Number(
+          this.st.insertAcl.run(hash, JSON.stringify({ entries: JSON.parse(canonical) })).lastInsertRowid,
+        );
     this.aclIds.set(hash, id);
     return id;
   }
@@ -168,10 +184,24 @@ export class IndexWriter {
    */
   touch(
     id: number,
-    meta: { mtime: number; ctime: number; size: number; securityKey?: string | null; security?: SecurityDescriptor | null },
+    meta: {
+      mtime: number;
+      ctime: number;
+      size: number;
+      securityKey?: string | null;
+      security?: SecurityDescriptor | null;
+    },
   ): void {
     this.begin();
-    this.st.touch.run(Math.trunc(meta.mtime), Math.trunc(meta.ctime), meta.size, Date.now(), meta.securityKey ?? null, this.aclId(meta.security), id);
+    this.st.touch.run(
+      Math.trunc(meta.mtime),
+      Math.trunc(meta.ctime),
+      meta.size,
+      Date.now(),
+      meta.securityKey ?? null,
+      this.aclId(meta.security),
+      id,
+    );
     this.tick();
   }
 

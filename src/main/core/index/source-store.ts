@@ -18,7 +18,10 @@ export function defaultSettings(kind: SourceKind): SourceSettings {
     defaultExcludes: true,
     parallelism: 0,
     weights: { ...FALLBACK_WEIGHTS },
-    schedule: kind === 'http' ? { incrementalMinutes: 24 * 60, fullDays: 7 } : { incrementalMinutes: 60, fullDays: 7 },
+    schedule:
+      kind === 'http'
+        ? { incrementalMinutes: 24 * 60, fullDays: 7 }
+        : { incrementalMinutes: 60, fullDays: 7 },
   };
 }
 
@@ -35,7 +38,10 @@ export class SourceError extends Error {
  * `file://` URLs, `http(s)://` URLs, `smb://host/share/…` and `\\host\share\…` (UNC) are accepted.
  * Relative paths resolve against `cwd`. Throws SourceError for anything else.
  */
-export function normalizeAddress(input: string, cwd = process.cwd()): { url: string; display: string; kind: SourceKind } {
+export function normalizeAddress(
+  input: string,
+  cwd = process.cwd(),
+): { url: string; display: string; kind: SourceKind } {
   const raw = input.trim();
   if (!raw) throw new SourceError('a start address is empty');
   if (/^https?:\/\//i.test(raw)) {
@@ -74,8 +80,10 @@ export function normalizeAddress(input: string, cwd = process.cwd()): { url: str
 
 function validateRules(rules: CrawlRule[]): CrawlRule[] {
   return rules.map((r) => {
-    if (r.action !== 'include' && r.action !== 'exclude') throw new SourceError(`rule action must be include or exclude`);
-    if (!['glob', 'regex', 'prefix'].includes(r.syntax)) throw new SourceError(`rule syntax must be glob, regex or prefix`);
+    if (r.action !== 'include' && r.action !== 'exclude')
+      throw new SourceError(`rule action must be include or exclude`);
+    if (!['glob', 'regex', 'prefix'].includes(r.syntax))
+      throw new SourceError(`rule syntax must be glob, regex or prefix`);
     if (!r.pattern) throw new SourceError('a rule pattern is empty');
     if (r.syntax === 'regex') {
       try {
@@ -140,7 +148,8 @@ export class SourceStore {
     if (!input.startAddresses?.length) throw new SourceError('a source needs at least one start address');
     const norm = input.startAddresses.map((a) => normalizeAddress(a));
     const kind = input.kind ?? norm[0].kind;
-    if (norm.some((n) => n.kind !== kind)) throw new SourceError(`all start addresses of a ${kind} source must be ${kind} addresses`);
+    if (norm.some((n) => n.kind !== kind))
+      throw new SourceError(`all start addresses of a ${kind} source must be ${kind} addresses`);
     const rules = validateRules(input.rules ?? []);
     const settings = { ...defaultSettings(kind), ...(input.settings ?? {}) };
     const name = input.name?.trim() || defaultName(norm[0].display, kind);
@@ -169,7 +178,8 @@ export class SourceStore {
     let displays = cur.displayAddresses;
     if (patch.startAddresses) {
       const norm = patch.startAddresses.map((a) => normalizeAddress(a));
-      if (norm.some((n) => n.kind !== cur.kind)) throw new SourceError(`start addresses must stay ${cur.kind} addresses`);
+      if (norm.some((n) => n.kind !== cur.kind))
+        throw new SourceError(`start addresses must stay ${cur.kind} addresses`);
       urls = norm.map((n) => n.url);
       displays = norm.map((n) => n.display);
     }
@@ -194,7 +204,9 @@ export class SourceStore {
   /** Remove a source and everything indexed from it. */
   remove(id: number): boolean {
     const tx = this.db.transaction(() => {
-      this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM documents WHERE source_id = ?)').run(id);
+      this.db
+        .prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM documents WHERE source_id = ?)')
+        .run(id);
       this.db.prepare('DELETE FROM documents WHERE source_id = ?').run(id);
       return this.db.prepare('DELETE FROM sources WHERE id = ?').run(id).changes > 0;
     });

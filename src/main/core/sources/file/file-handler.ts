@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SecurityDescriptor } from '../../model.js';
-import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat, type OpenedItem } from '../handler.js';
+import {
+  HandlerError,
+  type HandlerContext,
+  type HierarchicalHandler,
+  type ItemStat,
+  type OpenedItem,
+} from '../handler.js';
 
 /**
  * Captures an item's security descriptor on the local file system. Injected by the composition
