@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrawlService } from '../../src/main/core/service.js';
+import { createSmbclientBackend } from '../../src/main/core/sources/smb/smbclient-backend.js';
 import { resolveSmbPrincipals } from '../../src/main/core/sources/smb/smb-principals.js';
 import { ensureUnixAccounts, removeSambaDir, startSamba, type SambaServer } from './samba-server.js';
 import { buildTree, filesBelow, readableOverSmb, relOf, sambaForTests, smbService } from './smb-helpers.js';
@@ -211,6 +212,58 @@ describe.skipIf(!RUN)('SMB sources against a real Samba server', () => {
     expect(rec.status).toBe('failed');
     expect(rec.error).toMatch(/share does not exist/);
     service.removeSource(s.id);
+  });
+
+  it('reads bytes exactly: binary, empty and multi-megabyte files, many in a row', async () => {
+    const bin = Buffer.alloc(256 * 3);
+    for (let i = 0; i < bin.length; i++) bin[i] = i % 256;
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31 + 7) % 251;
+    buildTree(server.paths.secure, { 'bytes/all.bin': { content: '' }, 'bytes/empty.bin': { content: '' }, 'bytes/big.bin': { content: '' } });
+    fs.writeFileSync(path.join(server.paths.secure, 'bytes/all.bin'), bin);
+    fs.writeFileSync(path.join(server.paths.secure, 'bytes/big.bin'), big);
+    const be = createSmbclientBackend({
+      location: { host: '127.0.0.1', port: server.port, share: 'secure', path: [] },
+      credential: CRAWL,
+      captureAcls: false,
+      signal: new AbortController().signal,
+    });
+    try {
+      const reads = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => ['all.bin', 'empty.bin', 'big.bin'][i % 3]).map((n) => be.read(['bytes', n], 1 << 30, 1 << 30)),
+      );
+      reads.forEach((r, i) => expect(r.bytes.equals([bin, Buffer.alloc(0), big][i % 3])).toBe(true));
+      expect(await be.read(['bytes', 'big.bin'], big.length, 1000)).toEqual({ bytes: Buffer.alloc(0), truncated: true });
+      await expect(be.read(['bytes', 'missing.bin'], 1, 10)).rejects.toMatchObject({ code: 'not-found' });
+      expect((await be.read(['bytes', 'all.bin'], 10, 1 << 20)).bytes.equals(bin)).toBe(true);
+    } finally {
+      await be.close();
+    }
+  });
+
+  it('keeps the password off every command line', async () => {
+    const seen: string[] = [];
+    let done = false;
+    const watch = (async () => {
+      while (!done) {
+        for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+          try {
+            const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+            if (/smbclient|rpcclient/.test(cmd)) seen.push(cmd);
+          } catch {}
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await service.crawl({ sourceId, mode: 'full' });
+    await resolveSmbPrincipals(server.url('docs'), CRAWL, 'alice');
+    done = true;
+    await watch;
+    expect(seen.length).toBeGreaterThan(0);
+    for (const cmd of seen) {
+      expect(cmd).not.toContain(CRAWL.password);
+      expect(cmd).not.toContain('%');
+    }
   });
 
   it('leaves no credentials or temporary files behind', () => {

@@ -5,9 +5,6 @@
  * sub-folders breadth-first; without DACLs one `recurse ON; ls` process lists a whole tree. File
  * bytes come from long-lived `get` sessions fed one command per file on stdin.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { HandlerError } from '../handler.js';
 import { smbclientPath, smbService } from './smb-address.js';
 import type { SmbBackend, SmbTarget } from './smb-backend.js';
@@ -74,8 +71,6 @@ class SmbclientBackend implements SmbBackend {
   private buffered = 0;
   private readonly recursions: { root: string[]; done: boolean }[] = [];
   private readers: ReadSession[] = [];
-  private tmpDir: string | null = null;
-  private tmpSeq = 0;
   private readonly onAbort = (): void => this.fail(new HandlerError('io', 'the crawl was stopped'));
 
   constructor(
@@ -123,7 +118,11 @@ class SmbclientBackend implements SmbBackend {
 
   // ---- processes ----
 
-  private spawn(extra: readonly string[], onOut: (l: string) => void, onErr?: (l: string) => void): ClientProcess {
+  private spawn(
+    extra: readonly string[],
+    onOut: ((l: string) => void) | { bytes: (chunk: Buffer) => void },
+    onErr?: (l: string) => void,
+  ): ClientProcess {
     const proc = startClient(this.bin, this.args(extra), this.creds.env, onOut, onErr);
     this.live.add(proc);
     void proc.ended.then(() => this.live.delete(proc));
@@ -352,42 +351,20 @@ class SmbclientBackend implements SmbBackend {
     this.checkUsable();
     const remote = smbclientPath(file);
     if (size > maxBytes) return { bytes: Buffer.alloc(0), truncated: true };
-    const local = path.join(this.readDir(), String(++this.tmpSeq));
     const n = Math.max(1, this.opts.readers ?? 2);
     if (this.readers.length < n) {
-      this.readers.push(new ReadSession((onErr) => this.spawn(['-E', '-d', '1'], () => {}, onErr), (e) => this.note(e), this.opts.idleTimeoutMs ?? 60_000));
+      this.readers.push(
+        new ReadSession(
+          (onOut, onErr) => this.spawn(['-E', '-d', '1'], { bytes: onOut }, onErr),
+          (e) => this.note(e),
+          this.opts.idleTimeoutMs ?? 60_000,
+        ),
+      );
     }
     const reader = this.readers.reduce((a, b) => (b.load < a.load ? b : a));
-    try {
-      await reader.get(remote, local);
-      this.contacted = true;
-      const fh = await fs.promises.open(local, 'r');
-      try {
-        const st = await fh.stat();
-        const want = Math.min(st.size, maxBytes);
-        const buf = Buffer.alloc(want);
-        let off = 0;
-        while (off < want) {
-          const { bytesRead } = await fh.read(buf, off, want - off, off);
-          if (bytesRead === 0) break;
-          off += bytesRead;
-        }
-        return { bytes: off === want ? buf : buf.subarray(0, off), truncated: st.size > maxBytes };
-      } finally {
-        await fh.close();
-      }
-    } finally {
-      await fs.promises.rm(local, { force: true });
-    }
-  }
-
-  private readDir(): string {
-    if (this.tmpDir) return this.tmpDir;
-    let base = os.tmpdir();
-    if (/[\s"]/.test(base)) base = '/tmp';
-    this.tmpDir = fs.mkdtempSync(path.join(base, 'trawl-smb-get-'));
-    fs.chmodSync(this.tmpDir, 0o700);
-    return this.tmpDir;
+    const bytes = await reader.get(remote);
+    this.contacted = true;
+    return bytes.length > maxBytes ? { bytes: bytes.subarray(0, maxBytes), truncated: true } : { bytes, truncated: false };
   }
 
   async close(): Promise<void> {
@@ -400,7 +377,6 @@ class SmbclientBackend implements SmbBackend {
     await Promise.all(ends);
     for (const f of this.folders.values()) if (f.state !== 'done') this.settle(f, { ok: false, error: new HandlerError('io', 'the SMB session is closed') });
     this.creds.dispose();
-    if (this.tmpDir) fs.rmSync(this.tmpDir, { recursive: true, force: true });
   }
 }
 
@@ -410,27 +386,31 @@ function isBelow(p: readonly string[], root: readonly string[]): boolean {
 
 interface PendingGet {
   remote: string;
-  local: string;
-  started: boolean;
-  resolve: () => void;
+  resolve: (bytes: Buffer) => void;
   reject: (e: HandlerError) => void;
 }
 
 /**
- * One long-lived `smbclient -E -d1` process answering `get "<remote>" "<local>"` commands, one at a
- * time: smbclient reads stdin through a buffer it only refills after poll() says the pipe has
- * data, so a second command written before the first is answered would sit unseen in that buffer.
- * Outcomes are read from stderr (see `classifyGetLine`); the local file is complete when its
- * success line appears. A process that ends fails what it still owed; the next get starts a new one.
+ * One long-lived `smbclient -E -d1` process answering `get "<remote>" -` commands, one at a time:
+ * smbclient reads stdin through a buffer it only refills after poll() says the pipe has data, so a
+ * second command written before the first is answered would sit unseen in that buffer. With `-E`
+ * every message goes to stderr and stdout carries nothing but file bytes, so the bytes of the one
+ * command in flight are exactly what stdout delivers until its `getting file … of size N as -`
+ * line (see `classifyGetLine`) — and there must be N of them. Anything else (more or fewer bytes,
+ * bytes with no command, a transfer broken off) ends the process; the next get starts a new one.
  */
 class ReadSession {
   private proc: ClientProcess | null = null;
   private readonly waiting: PendingGet[] = [];
   private current: PendingGet | null = null;
+  private chunks: Buffer[] = [];
+  private received = 0;
+  /** Size announced by the finished command, waiting for its last bytes to arrive. */
+  private expect: number | null = null;
   private dog: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly start: (onErr: (line: string) => void) => ClientProcess,
+    private readonly start: (onOut: (chunk: Buffer) => void, onErr: (line: string) => void) => ClientProcess,
     private readonly note: (e: HandlerError) => HandlerError,
     private readonly idleMs: number,
   ) {}
@@ -440,9 +420,9 @@ class ReadSession {
     return this.waiting.length + (this.current ? 1 : 0);
   }
 
-  get(remote: string, local: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ remote: `\\${remote}`, local, started: false, resolve, reject });
+  get(remote: string): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      this.waiting.push({ remote: `\\${remote}`, resolve, reject });
       this.next();
     });
   }
@@ -451,13 +431,19 @@ class ReadSession {
     if (this.current || !this.waiting.length) return;
     const proc = this.ensure();
     this.current = this.waiting.shift()!;
-    this.arm();
-    proc.write(`get "${this.current.remote.slice(1)}" "${this.current.local}"\n`);
+    this.chunks = [];
+    this.received = 0;
+    this.expect = null;
+    this.arm(this.idleMs);
+    proc.write(`get "${this.current.remote.slice(1)}" -\n`);
   }
 
   private ensure(): ClientProcess {
     if (this.proc) return this.proc;
-    const proc = this.start((l) => this.onLine(l));
+    const proc = this.start(
+      (chunk) => this.onBytes(chunk),
+      (l) => this.onLine(l),
+    );
     this.proc = proc;
     void proc.ended.then((end) => {
       if (this.proc === proc) this.proc = null;
@@ -466,64 +452,111 @@ class ReadSession {
     return proc;
   }
 
-  private arm(): void {
+  /** End this process (its stream can no longer be trusted) and fail what it owed. */
+  private reset(err: HandlerError): void {
+    const proc = this.proc;
+    this.proc = null;
+    proc?.kill();
+    const cur = this.current;
+    this.current = null;
+    this.clearDog();
+    cur?.reject(err);
+    this.next();
+  }
+
+  private arm(ms: number): void {
+    this.clearDog();
+    this.dog = setTimeout(() => {
+      if (this.expect !== null) {
+        this.reset(new HandlerError('io', `the file changed while it was read (${this.received} of ${this.expect} bytes)`));
+        return;
+      }
+      this.failAll(this.note(new SessionError('unavailable', `no answer from the server for ${Math.round(ms / 1000)} s`)));
+      this.proc?.kill();
+    }, ms);
+    this.dog.unref();
+  }
+
+  private clearDog(): void {
     if (this.dog) clearTimeout(this.dog);
     this.dog = null;
-    if (!this.current) return;
-    this.dog = setTimeout(() => {
-      this.failAll(this.note(new SessionError('unavailable', `no answer from the server for ${Math.round(this.idleMs / 1000)} s`)));
-      this.proc?.kill();
-    }, this.idleMs);
-    this.dog.unref();
+  }
+
+  private onBytes(chunk: Buffer): void {
+    if (!this.current) {
+      this.reset(new HandlerError('io', 'smbclient wrote bytes nobody asked for'));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.received += chunk.length;
+    this.arm(this.idleMs);
+    this.settleBytes();
+  }
+
+  private settleBytes(): void {
+    if (this.expect === null) return;
+    if (this.received > this.expect) {
+      this.reset(new HandlerError('io', `smbclient sent ${this.received} bytes for a ${this.expect}-byte file`));
+      return;
+    }
+    if (this.received === this.expect) {
+      const cur = this.current!;
+      const bytes = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.received);
+      this.current = null;
+      this.chunks = [];
+      this.clearDog();
+      cur.resolve(bytes);
+      this.next();
+    }
   }
 
   private onLine(line: string): void {
     const ev = classifyGetLine(line);
     const cur = this.current;
-    if (!ev || !cur) return;
+    if (!ev || !cur || this.expect !== null) return;
     if (ev.kind === 'connect') {
       this.failAll(this.note(new SessionError(ev.error.code, ev.error.message)));
       return;
     }
-    if (ev.kind === 'rate') {
-      if (cur.started) this.finish(null);
-      return;
-    }
+    if (ev.kind === 'rate') return;
     if (ev.kind === 'failed') {
-      if (ev.remote === undefined || ev.remote === cur.remote) this.finish(this.note(ev.error));
+      if (ev.remote !== undefined && ev.remote !== cur.remote) return;
+      if (this.received) this.reset(this.note(ev.error));
+      else this.finishWith(this.note(ev.error));
       return;
     }
-    if (ev.remote !== cur.remote || ev.local !== cur.local) {
-      this.finish(new HandlerError('io', `smbclient output out of step: ${line}`));
+    if (ev.remote !== cur.remote || ev.local !== '-') {
+      this.reset(new HandlerError('io', `smbclient output out of step: ${line}`));
       return;
     }
-    if (ev.state === 'ok') this.finish(null);
-    else if (ev.state === 'failed') this.finish(this.note(ev.error!));
-    else cur.started = true;
+    if (ev.state === 'failed') {
+      // broken off in the middle: some bytes may still be on their way
+      this.reset(this.note(ev.error!));
+      return;
+    }
+    // `ok`, or `started` after a close warning: the bytes are complete once N have arrived
+    this.expect = ev.size;
+    this.arm(2000);
+    this.settleBytes();
   }
 
-  private finish(err: HandlerError | null): void {
+  private finishWith(err: HandlerError): void {
     const cur = this.current;
     this.current = null;
-    if (this.dog) clearTimeout(this.dog);
-    this.dog = null;
-    if (cur) {
-      if (err) cur.reject(err);
-      else cur.resolve();
-    }
+    this.clearDog();
+    cur?.reject(err);
     this.next();
   }
 
   failAll(err: HandlerError): void {
     const all = [...(this.current ? [this.current] : []), ...this.waiting.splice(0)];
     this.current = null;
-    if (this.dog) clearTimeout(this.dog);
-    this.dog = null;
+    this.clearDog();
     for (const g of all) g.reject(err);
   }
 
   close(): void {
-    if (this.dog) clearTimeout(this.dog);
+    this.clearDog();
     this.proc?.endInput();
   }
 }

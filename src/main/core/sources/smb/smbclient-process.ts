@@ -111,19 +111,22 @@ export interface ClientProcess {
 }
 
 /**
- * Start `bin args` with `env`; stdout and stderr lines go to the callbacks as they arrive.
+ * Start `bin args` with `env`; stdout (as lines, or raw bytes) and stderr lines go to the
+ * callbacks as they arrive.
  * The promise `ended` always resolves (spawn failures included), after the last line was delivered.
  */
 export function startClient(
   bin: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  onStdout: (line: string) => void,
+  onStdout: ((line: string) => void) | { bytes: (chunk: Buffer) => void },
   onStderr?: (line: string) => void,
 ): ClientProcess {
   const child = spawn(bin, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const tail: string[] = [];
-  const flushOut = readLines(child.stdout!, onStdout);
+  let flushOut = (): void => {};
+  if (typeof onStdout === 'function') flushOut = readLines(child.stdout!, onStdout);
+  else child.stdout!.on('data', onStdout.bytes);
   const flushErr = readLines(child.stderr!, (l) => {
     if (tail.length >= 20) tail.shift();
     tail.push(l);
