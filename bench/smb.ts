@@ -12,10 +12,16 @@ import { defaultSettings } from '../src/main/core/index/source-store.js';
 import type { ContentSource } from '../src/main/core/model.js';
 import type { ItemStat } from '../src/main/core/sources/handler.js';
 import { createSmbHandler } from '../src/main/core/sources/smb/smb-handler.js';
-import { ensureUnixAccounts, removeSambaDir, sambaAvailability, startSamba } from '../test/smb/samba-server.js';
+import {
+  ensureUnixAccounts,
+  removeSambaDir,
+  sambaAvailability,
+  startSamba,
+} from '../test/smb/samba-server.js';
 import { smbService } from '../test/smb/smb-helpers.js';
 
-const WORDS = 'quarterly planning budget review minutes agenda roadmap invoice contract summary draft final'.split(' ');
+const WORDS =
+  'quarterly planning budget review minutes agenda roadmap invoice contract summary draft final'.split(' ');
 
 /** Build the share, then measure listing and a full crawl. */
 export async function run(): Promise<Record<string, number | string>> {
@@ -25,7 +31,11 @@ export async function run(): Promise<Record<string, number | string>> {
   const perDir = 20;
   const account = { user: 'trawlcrawl', password: 'Bench-pw-1' };
   await ensureUnixAccounts([account.user], {});
-  const server = await startSamba({ shares: [{ name: 'bench' }], accounts: { [account.user]: account.password }, adminUsers: [account.user] });
+  const server = await startSamba({
+    shares: [{ name: 'bench' }],
+    accounts: { [account.user]: account.password },
+    adminUsers: [account.user],
+  });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-bench-smb-'));
   try {
     for (let i = 0; i < files; i++) {
@@ -72,15 +82,20 @@ export async function run(): Promise<Record<string, number | string>> {
     const service = smbService(path.join(work, 'data'));
     try {
       await service.setCredential('crawl', account);
-      const s = service.addSource({ startAddresses: [url], rules: [{ action: 'include', syntax: 'prefix', pattern: 'smb://', credentialId: 'crawl' }] });
+      const s = service.addSource({
+        startAddresses: [url],
+        rules: [{ action: 'include', syntax: 'prefix', pattern: 'smb://', credentialId: 'crawl' }],
+      });
       let t0 = performance.now();
       const [full] = await service.crawl({ sourceId: s.id, mode: 'full' });
       const crawlSecs = (performance.now() - t0) / 1000;
-      if (full.status !== 'done' || full.counts.added !== files) throw new Error(`full crawl ${full.status}: ${JSON.stringify(full.counts)}`);
+      if (full.status !== 'done' || full.counts.added !== files)
+        throw new Error(`full crawl ${full.status}: ${JSON.stringify(full.counts)}`);
       t0 = performance.now();
       const [inc] = await service.crawl({ sourceId: s.id, mode: 'incremental' });
       const incSecs = (performance.now() - t0) / 1000;
-      if (inc.counts.notModified !== files) throw new Error(`incremental crawl: ${JSON.stringify(inc.counts)}`);
+      if (inc.counts.notModified !== files)
+        throw new Error(`incremental crawl: ${JSON.stringify(inc.counts)}`);
       return {
         files,
         listingEntriesPerSec: Math.round(listing.entries / listing.secs),

@@ -17,7 +17,11 @@ export function sambaAvailability(): { ok: true } | { ok: false; reason: string 
   if (process.platform === 'win32') return { ok: false, reason: 'Samba tests need Linux' };
   if (process.getuid?.() !== 0) return { ok: false, reason: 'Samba tests need root (smbd, useradd)' };
   for (const bin of ['smbd', 'smbclient', 'rpcclient', 'smbpasswd', 'samba-tool', 'setfacl']) {
-    if (!which(bin)) return { ok: false, reason: `${bin} is not installed (apt-get install samba samba-vfs-modules smbclient acl)` };
+    if (!which(bin))
+      return {
+        ok: false,
+        reason: `${bin} is not installed (apt-get install samba samba-vfs-modules smbclient acl)`,
+      };
   }
   if (!fs.existsSync('/usr/lib/x86_64-linux-gnu/samba/vfs/acl_xattr.so') && !findVfs()) {
     return { ok: false, reason: 'samba-vfs-modules is not installed (acl_xattr)' };
@@ -26,7 +30,12 @@ export function sambaAvailability(): { ok: true } | { ok: false; reason: string 
 }
 
 function findVfs(): boolean {
-  for (const dir of ['/usr/lib/x86_64-linux-gnu/samba/vfs', '/usr/lib/aarch64-linux-gnu/samba/vfs', '/usr/lib/samba/vfs', '/usr/lib64/samba/vfs']) {
+  for (const dir of [
+    '/usr/lib/x86_64-linux-gnu/samba/vfs',
+    '/usr/lib/aarch64-linux-gnu/samba/vfs',
+    '/usr/lib/samba/vfs',
+    '/usr/lib64/samba/vfs',
+  ]) {
     if (fs.existsSync(path.join(dir, 'acl_xattr.so'))) return true;
   }
   return false;
@@ -56,7 +65,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Create OS users and groups when missing (other tests may have made them already: tolerated). */
-export async function ensureUnixAccounts(users: readonly string[], groups: Record<string, readonly string[]>): Promise<void> {
+export async function ensureUnixAccounts(
+  users: readonly string[],
+  groups: Record<string, readonly string[]>,
+): Promise<void> {
   for (const g of Object.keys(groups)) {
     try {
       await run('getent', ['group', g]);
@@ -127,7 +139,8 @@ export interface SambaServer {
 export async function startSamba(opts: SambaOptions): Promise<SambaServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-samba-'));
   fs.chmodSync(dir, 0o755);
-  for (const d of ['private', 'lock', 'state', 'cache', 'pid', 'ncalrpc', 'log']) fs.mkdirSync(path.join(dir, d));
+  for (const d of ['private', 'lock', 'state', 'cache', 'pid', 'ncalrpc', 'log'])
+    fs.mkdirSync(path.join(dir, d));
   fs.chmodSync(path.join(dir, 'private'), 0o700);
   const paths: Record<string, string> = {};
   for (const s of opts.shares) {
@@ -171,7 +184,14 @@ export async function startSamba(opts: SambaOptions): Promise<SambaServer> {
       'printcap name = /dev/null',
       'disable spoolss = yes',
       ...(opts.global ?? []),
-      ...opts.shares.flatMap((s) => ['', `[${s.name}]`, `path = ${paths[s.name]}`, 'read only = no', ...admin, ...(s.options ?? [])]),
+      ...opts.shares.flatMap((s) => [
+        '',
+        `[${s.name}]`,
+        `path = ${paths[s.name]}`,
+        'read only = no',
+        ...admin,
+        ...(s.options ?? []),
+      ]),
       '',
     ].join('\n'),
   );
@@ -187,7 +207,10 @@ export async function startSamba(opts: SambaOptions): Promise<SambaServer> {
 
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    child = spawn('smbd', ['--foreground', '--no-process-group', '-s', conf], { detached: true, stdio: 'ignore' });
+    child = spawn('smbd', ['--foreground', '--no-process-group', '-s', conf], {
+      detached: true,
+      stdio: 'ignore',
+    });
     const deadline = Date.now() + 15_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`smbd exited (${child.exitCode}); see ${dir}/log`);
@@ -238,15 +261,28 @@ export async function startSamba(opts: SambaOptions): Promise<SambaServer> {
     stop,
     restart: start,
     async setNtAcl(share, rel, sddl) {
-      await run('samba-tool', ['ntacl', 'set', sddl, path.join(paths[share], rel), '--use-s3fs', `--service=${share}`, '-s', conf]);
+      await run('samba-tool', [
+        'ntacl',
+        'set',
+        sddl,
+        path.join(paths[share], rel),
+        '--use-s3fs',
+        `--service=${share}`,
+        '-s',
+        conf,
+      ]);
     },
     async sid(name) {
       const [user, pw] = Object.entries(opts.accounts)[0];
       const auth = path.join(dir, 'private', 'rpc-auth');
       fs.writeFileSync(auth, `username = ${user}\n`, { mode: 0o600 });
-      const { stdout } = await run('rpcclient', ['127.0.0.1', '-p', String(port), '-A', auth, '-c', `lookupnames "${name}"`], {
-        env: { ...process.env, PASSWD: pw },
-      });
+      const { stdout } = await run(
+        'rpcclient',
+        ['127.0.0.1', '-p', String(port), '-A', auth, '-c', `lookupnames "${name}"`],
+        {
+          env: { ...process.env, PASSWD: pw },
+        },
+      );
       const m = /\s(S-1-[\d-]+)\s/.exec(stdout);
       if (!m) throw new Error(`no SID for ${name}: ${stdout}`);
       return m[1];

@@ -47,7 +47,10 @@ export interface TreeFile {
 }
 
 /** Write files and folders (folder entries end with `/`) with owners, modes and ACLs. */
-export function buildTree(root: string, spec: Record<string, TreeFile | { dir: true; owner?: string; group?: string; mode?: number }>): void {
+export function buildTree(
+  root: string,
+  spec: Record<string, TreeFile | { dir: true; owner?: string; group?: string; mode?: number }>,
+): void {
   for (const [rel, s] of Object.entries(spec)) {
     const p = path.join(root, rel);
     if ('dir' in s) {
@@ -60,7 +63,8 @@ export function buildTree(root: string, spec: Record<string, TreeFile | { dir: t
   // ownership and modes after every file exists (folders may be made private)
   for (const [rel, s] of Object.entries(spec)) {
     const p = path.join(root, rel);
-    if (s.owner || s.group) execFileSync('chown', [`${s.owner ?? 'root'}:${s.group ?? s.owner ?? 'root'}`, p]);
+    if (s.owner || s.group)
+      execFileSync('chown', [`${s.owner ?? 'root'}:${s.group ?? s.owner ?? 'root'}`, p]);
     fs.chmodSync(p, s.mode ?? ('dir' in s ? 0o755 : 0o644));
     if ('acl' in s && s.acl) execFileSync('setfacl', ['-m', s.acl, p]);
   }
@@ -84,7 +88,13 @@ export function filesBelow(root: string): string[] {
  * Ground truth: the files `user` can actually read over SMB, by `get`ting every one of them as that
  * user in one smbclient session (a local copy exists only when the server let the user open it).
  */
-export function readableOverSmb(port: number, share: string, user: string, password: string, files: readonly string[]): Set<string> {
+export function readableOverSmb(
+  port: number,
+  share: string,
+  user: string,
+  password: string,
+  files: readonly string[],
+): Set<string> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-gt-'));
   try {
     const auth = path.join(tmp, 'auth');
@@ -96,7 +106,8 @@ export function readableOverSmb(port: number, share: string, user: string, passw
       encoding: 'utf8',
     });
     if (r.status !== 0 && r.status !== 1) throw new Error(`smbclient as ${user}: ${r.stderr}`);
-    if (/session setup failed|tree connect failed/.test(r.stderr)) throw new Error(`smbclient as ${user}: ${r.stderr}`);
+    if (/session setup failed|tree connect failed/.test(r.stderr))
+      throw new Error(`smbclient as ${user}: ${r.stderr}`);
     return new Set(files.filter((_, i) => fs.existsSync(path.join(tmp, `f${i}`))));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -33,7 +33,10 @@ const deny = (sid: string, mask = 0x120089, flags = 0): NtAce => ({ type: 'deny'
 function reference(sec: NtSecurity, right: NtRight, sids: ReadonlySet<string>): boolean {
   if (sec.dacl === 'unreadable') return false;
   if (sec.dacl === null) return true;
-  const bits = right === 'read' ? FILE_READ_DATA | GENERIC_READ | GENERIC_ALL : FILE_TRAVERSE | GENERIC_EXECUTE | GENERIC_ALL;
+  const bits =
+    right === 'read'
+      ? FILE_READ_DATA | GENERIC_READ | GENERIC_ALL
+      : FILE_TRAVERSE | GENERIC_EXECUTE | GENERIC_ALL;
   for (const ace of sec.dacl) {
     if (ace.flags & ACE_INHERIT_ONLY || (ace.mask & bits) === 0) continue;
     let sid = ace.sid;
@@ -46,7 +49,8 @@ function reference(sec: NtSecurity, right: NtRight, sids: ReadonlySet<string>): 
 }
 
 /** The engine principals of a caller holding `sids`. */
-const principalsOf = (sids: ReadonlySet<string>): Set<string> => new Set(['everyone', ...[...sids].map(sidPrincipal)]);
+const principalsOf = (sids: ReadonlySet<string>): Set<string> =>
+  new Set(['everyone', ...[...sids].map(sidPrincipal)]);
 
 describe('ntCheck', () => {
   it('keeps the read entries of a recorded POSIX-mapped DACL (owner, POSIX ACL user, no-access group)', () => {
@@ -60,7 +64,10 @@ describe('ntCheck', () => {
     ]);
   });
   it('puts a deny before the allows it overrides', () => {
-    const c = ntCheck({ dacl: [deny(BOB), allow('S-1-22-1-0', 0x1f019f), allow('S-1-22-2-0'), allow(EVERYONE)] }, 'read');
+    const c = ntCheck(
+      { dacl: [deny(BOB), allow('S-1-22-1-0', 0x1f019f), allow('S-1-22-2-0'), allow(EVERYONE)] },
+      'read',
+    );
     expect(c).toEqual([
       { type: 'deny', principal: BOB },
       { type: 'allow', principal: 'everyone', rank: 1 },
@@ -74,25 +81,42 @@ describe('ntCheck', () => {
     expect(ntCheck({ dacl: 'unreadable' }, 'read')).toBe('never');
   });
   it('ignores inherit-only entries and CREATOR placeholders, maps OWNER RIGHTS to the owner', () => {
-    expect(ntCheck({ dacl: [allow(EVERYONE, GENERIC_ALL, ACE_INHERIT_ONLY | 3), allow('S-1-3-0', GENERIC_ALL), allow(ALICE)] }, 'read')).toEqual([
-      { type: 'allow', principal: ALICE },
-    ]);
+    expect(
+      ntCheck(
+        {
+          dacl: [
+            allow(EVERYONE, GENERIC_ALL, ACE_INHERIT_ONLY | 3),
+            allow('S-1-3-0', GENERIC_ALL),
+            allow(ALICE),
+          ],
+        },
+        'read',
+      ),
+    ).toEqual([{ type: 'allow', principal: ALICE }]);
     expect(ntCheck({ dacl: [deny('S-1-3-4'), allow(EVERYONE)], owner: BOB }, 'read')).toEqual([
       { type: 'deny', principal: BOB },
       { type: 'allow', principal: 'everyone', rank: 1 },
     ]);
   });
   it('reads generic and traverse bits', () => {
-    expect(ntCheck({ dacl: [allow(ALICE, GENERIC_READ)] }, 'read')).toEqual([{ type: 'allow', principal: ALICE }]);
-    expect(ntCheck({ dacl: [allow(ALICE, 0x1200a9)] }, 'traverse')).toEqual([{ type: 'allow', principal: ALICE }]);
+    expect(ntCheck({ dacl: [allow(ALICE, GENERIC_READ)] }, 'read')).toEqual([
+      { type: 'allow', principal: ALICE },
+    ]);
+    expect(ntCheck({ dacl: [allow(ALICE, 0x1200a9)] }, 'traverse')).toEqual([
+      { type: 'allow', principal: ALICE },
+    ]);
     expect(ntCheck({ dacl: [allow(ALICE, 0x120089)] }, 'traverse')).toBe('never');
-    expect(ntCheck({ dacl: [allow(ALICE, GENERIC_EXECUTE)] }, 'traverse')).toEqual([{ type: 'allow', principal: ALICE }]);
+    expect(ntCheck({ dacl: [allow(ALICE, GENERIC_EXECUTE)] }, 'traverse')).toEqual([
+      { type: 'allow', principal: ALICE },
+    ]);
   });
 });
 
 describe('fileDescriptor', () => {
   it('requires traverse on the folders above: a world-readable file in a private folder', () => {
-    const d = fileDescriptor({ dacl: [allow(EVERYONE)] }, [ntCheck({ dacl: [allow(ALICE, 0x1f01ff)] }, 'traverse')]);
+    const d = fileDescriptor({ dacl: [allow(EVERYONE)] }, [
+      ntCheck({ dacl: [allow(ALICE, 0x1f01ff)] }, 'traverse'),
+    ]);
     expect(d).toEqual({ entries: [{ type: 'allow', principal: ALICE }] });
     expect(canRead(d, principalsOf(new Set([ALICE])))).toBe(true);
     expect(canRead(d, principalsOf(new Set([BOB])))).toBe(false);
@@ -114,22 +138,47 @@ describe('fileDescriptor', () => {
   const ace = fc.record({
     type: fc.constantFrom<'allow' | 'deny'>('allow', 'deny'),
     sid: fc.constantFrom(...SIDS),
-    mask: fc.constantFrom(0, 0x1, 0x20, 0x21, 0x120089, 0x1200a9, 0x1f01ff, GENERIC_READ, GENERIC_EXECUTE, GENERIC_ALL, 0x20000),
+    mask: fc.constantFrom(
+      0,
+      0x1,
+      0x20,
+      0x21,
+      0x120089,
+      0x1200a9,
+      0x1f01ff,
+      GENERIC_READ,
+      GENERIC_EXECUTE,
+      GENERIC_ALL,
+      0x20000,
+    ),
     flags: fc.constantFrom(0, 0x3, ACE_INHERIT_ONLY | 0x3, 0x10),
   });
   const sec = fc.record({
-    dacl: fc.oneof({ weight: 8, arbitrary: fc.array(ace, { maxLength: 7 }) }, fc.constant(null), fc.constant<'unreadable'>('unreadable')),
+    dacl: fc.oneof(
+      { weight: 8, arbitrary: fc.array(ace, { maxLength: 7 }) },
+      fc.constant(null),
+      fc.constant<'unreadable'>('unreadable'),
+    ),
     owner: fc.constantFrom(ALICE, BOB, undefined),
   });
 
   it('grants exactly what the Windows access check grants (file read and traverse of every folder above)', () => {
     fc.assert(
-      fc.property(sec, fc.array(sec, { maxLength: 3 }), fc.subarray([ALICE, BOB, SALES, 'S-1-22-1-1002', 'S-1-5-11']), (file, folders, held) => {
-        const sids = new Set(held);
-        const desc = fileDescriptor(file, folders.map((f) => ntCheck(f, 'traverse')));
-        const expected = reference(file, 'read', sids) && folders.every((f) => reference(f, 'traverse', sids));
-        expect(canRead(desc, principalsOf(sids))).toBe(expected);
-      }),
+      fc.property(
+        sec,
+        fc.array(sec, { maxLength: 3 }),
+        fc.subarray([ALICE, BOB, SALES, 'S-1-22-1-1002', 'S-1-5-11']),
+        (file, folders, held) => {
+          const sids = new Set(held);
+          const desc = fileDescriptor(
+            file,
+            folders.map((f) => ntCheck(f, 'traverse')),
+          );
+          const expected =
+            reference(file, 'read', sids) && folders.every((f) => reference(f, 'traverse', sids));
+          expect(canRead(desc, principalsOf(sids))).toBe(expected);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -119,7 +119,8 @@ function minimize(entries: RankedEntry[]): NtCheck {
   );
   // Beside Everyone's allow, other allows of the same rank add nothing.
   const everyone = kept.find((e) => e.type === 'allow' && e.principal === 'everyone');
-  if (everyone) kept = kept.filter((e) => e === everyone || e.type !== 'allow' || rankOf(e) !== rankOf(everyone));
+  if (everyone)
+    kept = kept.filter((e) => e === everyone || e.type !== 'allow' || rankOf(e) !== rankOf(everyone));
   if (!kept.some((e) => e.type === 'allow')) return 'never';
   const hasDeny = kept.some((e) => e.type === 'deny');
   // Everyone's allow comes last (nothing after it was kept): only an earlier deny can still refuse.
@@ -136,7 +137,9 @@ function minimize(entries: RankedEntry[]): NtCheck {
       r++;
       prevType = e.type;
     }
-    out.push(r === 0 ? { type: e.type, principal: e.principal } : { type: e.type, principal: e.principal, rank: r });
+    out.push(
+      r === 0 ? { type: e.type, principal: e.principal } : { type: e.type, principal: e.principal, rank: r },
+    );
   }
   return out.sort((a, b) => rankOf(a) - rankOf(b) || byPrincipal(a, b));
 }

@@ -10,7 +10,12 @@ describe('SMB addresses', () => {
     expect(b).toEqual(a);
   });
   it('keeps ports and IPv6 literals', () => {
-    expect(parseSmbAddress('smb://127.0.0.1:44545/docs')).toEqual({ host: '127.0.0.1', port: 44545, share: 'docs', path: [] });
+    expect(parseSmbAddress('smb://127.0.0.1:44545/docs')).toEqual({
+      host: '127.0.0.1',
+      port: 44545,
+      share: 'docs',
+      path: [],
+    });
     expect(parseSmbAddress('smb://[::1]:445/docs/a')).toMatchObject({ host: '::1', port: 445, path: ['a'] });
     expect(smbUrl(parseSmbAddress('smb://[::1]:445/docs/a'))).toBe('smb://[::1]:445/docs/a');
   });
@@ -31,6 +36,7 @@ describe('SMB addresses', () => {
     expect(() => parseSmbAddress('http://host/share')).toThrow(/not an SMB address/);
     expect(() => parseSmbAddress('smb://host:99999/share')).toThrow(/port/);
     expect(smbclientPath(['a b', '[x]', '.dot', 'Ünï'])).toBe('a b\\[x]\\.dot\\Ünï');
-    for (const bad of ['a"b', 'a*', 'q?', 'a\\b', '..', 'tab\there']) expect(() => smbclientPath([bad])).toThrow();
+    for (const bad of ['a"b', 'a*', 'q?', 'a\\b', '..', 'tab\there'])
+      expect(() => smbclientPath([bad])).toThrow();
   });
 });

@@ -39,7 +39,8 @@ export function parseSmbAddress(address: string): SmbLocation {
     throw new HandlerError('not-found', `not an SMB address: ${address}`);
   }
   const parts = rest.split('/').filter(Boolean);
-  if (parts.length < 2) throw new HandlerError('not-found', `an SMB address needs a server and a share: ${address}`);
+  if (parts.length < 2)
+    throw new HandlerError('not-found', `an SMB address needs a server and a share: ${address}`);
   const [authority, ...segs] = parts;
   const { host, port } = parseAuthority(authority, address);
   const decode = (s: string): string => {
@@ -59,7 +60,8 @@ function parseAuthority(authority: string, address: string): { host: string; por
   if (!m) throw new HandlerError('not-found', `invalid server in SMB address: ${address}`);
   const host = m[1].replace(/^\[|\]$/g, '').toLowerCase();
   const port = m[2] ? Number(m[2]) : null;
-  if (port !== null && (port < 1 || port > 65535)) throw new HandlerError('not-found', `invalid port in ${address}`);
+  if (port !== null && (port < 1 || port > 65535))
+    throw new HandlerError('not-found', `invalid port in ${address}`);
   return { host, port };
 }
 

@@ -28,7 +28,11 @@ export interface SmbBackend {
   /** The entries of a folder; with `captureAcls`, each carries its DACL. */
   list(folder: readonly string[]): Promise<SmbEntry[]>;
   /** At most `maxBytes` of a file; `size` is its listed size. */
-  read(file: readonly string[], size: number, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }>;
+  read(
+    file: readonly string[],
+    size: number,
+    maxBytes: number,
+  ): Promise<{ bytes: Buffer; truncated: boolean }>;
   /** End every process, remove temporary files. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,6 +1,12 @@
 import picomatch from 'picomatch';
 import type { ContentSource } from '../../model.js';
-import { HandlerError, type HandlerContext, type HierarchicalHandler, type ItemStat, type OpenedItem } from '../handler.js';
+import {
+  HandlerError,
+  type HandlerContext,
+  type HierarchicalHandler,
+  type ItemStat,
+  type OpenedItem,
+} from '../handler.js';
 import {
   parseSmbAddress,
   shareKey,
@@ -79,7 +85,10 @@ export function credentialIdFor(source: ContentSource, startUrl: string): string
     let hit: boolean;
     if (r.syntax === 'prefix') hit = target.startsWith(r.pattern) || r.pattern.startsWith(target);
     else if (r.syntax === 'regex') hit = new RegExp(r.pattern).test(target);
-    else hit = picomatch(r.pattern, { dot: true, nocase: true })(target) || picomatch(r.pattern, { dot: true, nocase: true })(`${target}/x`);
+    else
+      hit =
+        picomatch(r.pattern, { dot: true, nocase: true })(target) ||
+        picomatch(r.pattern, { dot: true, nocase: true })(`${target}/x`);
     if (hit) return r.credentialId!;
   }
   return withCred[0]?.credentialId ?? null;
@@ -146,7 +155,11 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
     let credential: SmbCredential | null = null;
     if (id) {
       credential = (await ctx.credential?.(id)) ?? null;
-      if (!credential) throw new HandlerError('auth', `${smbDisplay(share, 'unc')}: the stored credential "${id}" was not found`);
+      if (!credential)
+        throw new HandlerError(
+          'auth',
+          `${smbDisplay(share, 'unc')}: the stored credential "${id}" was not found`,
+        );
     }
     const acl = settings.captureAcls ?? opts.captureAcls ?? true;
     const backend = factory({ location: share, credential, captureAcls: acl, signal: ctx.signal });
@@ -157,7 +170,11 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
       traverse: acl && (settings.checkTraverse ?? opts.checkTraverse ?? true),
       chains: new Map(),
       rootEntries: null,
-      account: credential ? (credential.domain ? `${credential.domain}\\${credential.user}` : credential.user) : 'the current login',
+      account: credential
+        ? credential.domain
+          ? `${credential.domain}\\${credential.user}`
+          : credential.user
+        : 'the current login',
     };
   }
 
@@ -202,7 +219,9 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
 
   /** Find `name` among a single-path listing (exact spelling first; SMB names are case-insensitive). */
   function pick(entries: SmbEntry[], name: string): SmbEntry | undefined {
-    return entries.find((e) => e.name === name) ?? entries.find((e) => e.name.toLowerCase() === name.toLowerCase());
+    return (
+      entries.find((e) => e.name === name) ?? entries.find((e) => e.name.toLowerCase() === name.toLowerCase())
+    );
   }
 
   /** The traverse chain of a folder the crawl reached without listing its parent here. */
@@ -226,7 +245,8 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
     if (e instanceof HandlerError) {
       const where = smbDisplay({ ...loc, path: [] }, s.style);
       if (e.code === 'auth') throw new HandlerError('auth', `${where}: ${e.message} (account ${s.account})`);
-      if (e.code === 'unavailable' || (e.code === 'not-found' && !loc.path.length)) throw new HandlerError(e.code, `${where}: ${e.message}`);
+      if (e.code === 'unavailable' || (e.code === 'not-found' && !loc.path.length))
+        throw new HandlerError(e.code, `${where}: ${e.message}`);
     }
     throw e;
   }
@@ -273,7 +293,10 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
       const loc = parseSmbAddress(container.url);
       const s = await session(ctx, loc);
       if (loc.path.length > maxDepth) {
-        throw new HandlerError('loop', `${container.displayPath}: deeper than ${maxDepth} folders (a link loop on the server?)`);
+        throw new HandlerError(
+          'loop',
+          `${container.displayPath}: deeper than ${maxDepth} folders (a link loop on the server?)`,
+        );
       }
       try {
         let entries: SmbEntry[];

@@ -18,6 +18,8 @@ describe('rpcclient output', () => {
   });
   it('reads group and alias RIDs', () => {
     expect(parseRids(lines('rpc-queryusergroups.stdout'))).toEqual([0x201]);
-    expect(parseRids(['\trid:[0x220]', '\tgroup rid:[0x3e9] attr:[0x7]', 'junk rid:[0x1]'])).toEqual([0x220, 0x3e9]);
+    expect(parseRids(['\trid:[0x220]', '\tgroup rid:[0x3e9] attr:[0x7]', 'junk rid:[0x1]'])).toEqual([
+      0x220, 0x3e9,
+    ]);
   });
 });

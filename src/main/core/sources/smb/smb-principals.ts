@@ -62,15 +62,30 @@ async function rpc(
   commands: string[],
 ): Promise<string[]> {
   const lines: string[] = [];
-  const args = [target.host.includes(':') ? `[${target.host}]` : target.host, ...(target.port ? ['-p', String(target.port)] : []), ...creds.args, '-c', commands.join('; ')];
-  const proc = startClient(bin, args, creds.env, (l) => lines.push(l), (l) => lines.push(l));
+  const args = [
+    target.host.includes(':') ? `[${target.host}]` : target.host,
+    ...(target.port ? ['-p', String(target.port)] : []),
+    ...creds.args,
+    '-c',
+    commands.join('; '),
+  ];
+  const proc = startClient(
+    bin,
+    args,
+    creds.env,
+    (l) => lines.push(l),
+    (l) => lines.push(l),
+  );
   proc.endInput();
   const end = await proc.ended;
   for (const l of lines) {
     const m = /^Cannot connect to server\.\s+Error was (NT_STATUS_[A-Z0-9_]+)/.exec(l);
     if (m) {
       const code = ntStatusCode(m[1]);
-      throw new HandlerError(code === 'auth' ? 'auth' : 'unavailable', `rpcclient could not connect to ${target.host} (${m[1]})`);
+      throw new HandlerError(
+        code === 'auth' ? 'auth' : 'unavailable',
+        `rpcclient could not connect to ${target.host} (${m[1]})`,
+      );
     }
   }
   if (end.spawnError) throw processFailure('rpcclient', end);
@@ -79,7 +94,8 @@ async function rpc(
 
 /** Quote a name for rpcclient's command line (its tokenizer honours double quotes). */
 function quote(name: string): string {
-  if (/["\r\n;]/.test(name)) throw new HandlerError('io', `name cannot be passed to rpcclient: ${JSON.stringify(name)}`);
+  if (/["\r\n;]/.test(name))
+    throw new HandlerError('io', `name cannot be passed to rpcclient: ${JSON.stringify(name)}`);
   return `"${name}"`;
 }
 
@@ -115,10 +131,18 @@ export async function resolveSmbPrincipals(
   const creds = new ClientCredentials(credential ?? null);
   try {
     const names = [username, `Unix User\\${bare}`, ...groups.map((g) => `Unix Group\\${g}`)];
-    const first = parseLookupNames(await rpc(bin, loc, creds, names.map((n) => `lookupnames ${quote(n)}`)));
+    const first = parseLookupNames(
+      await rpc(
+        bin,
+        loc,
+        creds,
+        names.map((n) => `lookupnames ${quote(n)}`),
+      ),
+    );
     const user = first.find((a) => a.name.toLowerCase() === username.toLowerCase() && a.type === 1);
     const unixUser = first.find((a) => a.name.toLowerCase() === `unix user\\${bare}`.toLowerCase());
-    if (!user && !unixUser) throw new HandlerError('not-found', `the server does not know the user ${username}`);
+    if (!user && !unixUser)
+      throw new HandlerError('not-found', `the server does not know the user ${username}`);
     const sids = new Set<string>(['everyone', 'S-1-5-11', 'S-1-5-2']);
     for (const a of first) if (a.type !== 8) sids.add(a.sid.toUpperCase());
     const userSid = (user ?? unixUser)!.sid;

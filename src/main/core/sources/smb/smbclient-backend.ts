@@ -97,7 +97,8 @@ class SmbclientBackend implements SmbBackend {
     let e = err;
     if (e instanceof SessionError || e.code === 'unavailable' || e.code === 'auth') {
       // A share that vanishes after the first contact is an unavailable server, not a missing item.
-      if (this.contacted && e.code === 'not-found') e = new SessionError('unavailable', `the share is no longer available: ${e.message}`);
+      if (this.contacted && e.code === 'not-found')
+        e = new SessionError('unavailable', `the share is no longer available: ${e.message}`);
       this.fatal ??= e;
     }
     return e;
@@ -146,7 +147,11 @@ class SmbclientBackend implements SmbBackend {
     arm();
     void proc.ended.then(() => {
       if (timer) clearTimeout(timer);
-      if (timedOut) this.fatal ??= new SessionError('unavailable', `no answer from the server for ${Math.round(ms / 1000)} s`);
+      if (timedOut)
+        this.fatal ??= new SessionError(
+          'unavailable',
+          `no answer from the server for ${Math.round(ms / 1000)} s`,
+        );
     });
     return {
       poke: arm,
@@ -224,7 +229,16 @@ class SmbclientBackend implements SmbBackend {
     promise.catch(() => {
       /* observed by list(); prefetched folders nobody asks for must not be unhandled */
     });
-    const f: Folder = { path: p, key: folderKey(p), promise, resolve, reject, state: 'queued', demanded: false, size: 0 };
+    const f: Folder = {
+      path: p,
+      key: folderKey(p),
+      promise,
+      resolve,
+      reject,
+      state: 'queued',
+      demanded: false,
+      size: 0,
+    };
     this.folders.set(f.key, f);
     return f;
   }
@@ -298,7 +312,9 @@ class SmbclientBackend implements SmbBackend {
       parser.push(l);
     });
     const dog = this.watchdog(proc, () => parser.pending > 0);
-    proc.write(`showacls ON\n${batch.map((f) => `ls "${f.path.length ? `${smbclientPath(f.path)}\\*` : '*'}"\n`).join('')}`);
+    proc.write(
+      `showacls ON\n${batch.map((f) => `ls "${f.path.length ? `${smbclientPath(f.path)}\\*` : '*'}"\n`).join('')}`,
+    );
     proc.endInput();
     const end = await proc.ended;
     dog.stop();
@@ -347,7 +363,11 @@ class SmbclientBackend implements SmbBackend {
 
   // ---- reading ----
 
-  async read(file: readonly string[], size: number, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  async read(
+    file: readonly string[],
+    size: number,
+    maxBytes: number,
+  ): Promise<{ bytes: Buffer; truncated: boolean }> {
     this.checkUsable();
     const remote = smbclientPath(file);
     if (size > maxBytes) return { bytes: Buffer.alloc(0), truncated: true };
@@ -364,7 +384,9 @@ class SmbclientBackend implements SmbBackend {
     const reader = this.readers.reduce((a, b) => (b.load < a.load ? b : a));
     const bytes = await reader.get(remote);
     this.contacted = true;
-    return bytes.length > maxBytes ? { bytes: bytes.subarray(0, maxBytes), truncated: true } : { bytes, truncated: false };
+    return bytes.length > maxBytes
+      ? { bytes: bytes.subarray(0, maxBytes), truncated: true }
+      : { bytes, truncated: false };
   }
 
   async close(): Promise<void> {
@@ -375,7 +397,9 @@ class SmbclientBackend implements SmbBackend {
     for (const r of this.readers) r.close();
     for (const p of this.live) p.kill();
     await Promise.all(ends);
-    for (const f of this.folders.values()) if (f.state !== 'done') this.settle(f, { ok: false, error: new HandlerError('io', 'the SMB session is closed') });
+    for (const f of this.folders.values())
+      if (f.state !== 'done')
+        this.settle(f, { ok: false, error: new HandlerError('io', 'the SMB session is closed') });
     this.creds.dispose();
   }
 }
@@ -468,10 +492,19 @@ class ReadSession {
     this.clearDog();
     this.dog = setTimeout(() => {
       if (this.expect !== null) {
-        this.reset(new HandlerError('io', `the file changed while it was read (${this.received} of ${this.expect} bytes)`));
+        this.reset(
+          new HandlerError(
+            'io',
+            `the file changed while it was read (${this.received} of ${this.expect} bytes)`,
+          ),
+        );
         return;
       }
-      this.failAll(this.note(new SessionError('unavailable', `no answer from the server for ${Math.round(ms / 1000)} s`)));
+      this.failAll(
+        this.note(
+          new SessionError('unavailable', `no answer from the server for ${Math.round(ms / 1000)} s`),
+        ),
+      );
       this.proc?.kill();
     }, ms);
     this.dog.unref();
@@ -496,7 +529,9 @@ class ReadSession {
   private settleBytes(): void {
     if (this.expect === null) return;
     if (this.received > this.expect) {
-      this.reset(new HandlerError('io', `smbclient sent ${this.received} bytes for a ${this.expect}-byte file`));
+      this.reset(
+        new HandlerError('io', `smbclient sent ${this.received} bytes for a ${this.expect}-byte file`),
+      );
       return;
     }
     if (this.received === this.expect) {

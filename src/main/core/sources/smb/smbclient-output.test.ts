@@ -17,7 +17,8 @@ import {
 } from './smbclient-output.js';
 
 const FIX = path.resolve(__dirname, '../../../../../test/smb/fixtures');
-const lines = (name: string): string[] => fs.readFileSync(path.join(FIX, name), 'utf8').replace(/\n$/, '').split('\n');
+const lines = (name: string): string[] =>
+  fs.readFileSync(path.join(FIX, name), 'utf8').replace(/\n$/, '').split('\n');
 
 /** The folder the fixtures list, as `ls -a` shows it on the server (without . and ..). */
 const ROOT_NAMES = [
@@ -73,7 +74,12 @@ describe('parseLsRow', () => {
   it('reads every recorded row exactly, whatever the name', () => {
     const rows = lines('ls-plain.stdout').slice(1, 21).map(parseLsRow);
     expect(rows.every(Boolean)).toBe(true);
-    expect(rows.map((r) => r!.name).filter((n) => n !== '.' && n !== '..').sort()).toEqual(ROOT_NAMES);
+    expect(
+      rows
+        .map((r) => r!.name)
+        .filter((n) => n !== '.' && n !== '..')
+        .sort(),
+    ).toEqual(ROOT_NAMES);
     const byName = new Map(rows.map((r) => [r!.name, r!]));
     expect(byName.get('.hidden')).toMatchObject({ attrs: 'DH', isDir: true, size: 0 });
     expect(byName.get('.leading dot.txt')).toMatchObject({ attrs: 'H', isDir: false, size: 2 });
@@ -83,7 +89,14 @@ describe('parseLsRow', () => {
     const pad = (s: string): string => s + ' '.repeat(Math.max(0, 30 - Buffer.byteLength(s)));
     const row = (name: string, attrs: string, size: number): string =>
       `  ${pad(name)}${attrs.padStart(7)} ${String(size).padStart(8)}  Sun Nov 29 21:43:13 2026`;
-    for (const name of ['x', 'trail N', 'exactly-thirty-bytes-name.txt1', 'ends with letters ABC and is long', '日本語', ' lead']) {
+    for (const name of [
+      'x',
+      'trail N',
+      'exactly-thirty-bytes-name.txt1',
+      'ends with letters ABC and is long',
+      '日本語',
+      ' lead',
+    ]) {
       expect(parseLsRow(row(name, 'A', 5))).toMatchObject({ name, attrs: 'A', size: 5 });
     }
     expect(parseLsRow(row('big', 'N', 125829120))).toMatchObject({ name: 'big', size: 125829120 });
@@ -92,7 +105,9 @@ describe('parseLsRow', () => {
   it('refuses rows without the shape', () => {
     expect(parseLsRow('  a file.txt N 2 Sun Nov 29 21:43:13 2026')).toBeNull();
     expect(parseLsRow('\t\t264212084 blocks of size 1024. 81655780 blocks available')).toBeNull();
-    expect(parseLsRow('  short                              N        2  not a date at all here!!')).toBeNull();
+    expect(
+      parseLsRow('  short                              N        2  not a date at all here!!'),
+    ).toBeNull();
   });
 });
 
@@ -100,18 +115,32 @@ describe('ListingBatchParser (plain ls)', () => {
   it('splits a recorded batch into one result per command', () => {
     const r = runBatch(
       'ls-plain.stdout',
-      ['fixture\\*', 'fixture\\日本語\\*', 'fixture\\a file.txt', 'fixture\\nonexist\\*', 'fixture\\empty\\*'],
+      [
+        'fixture\\*',
+        'fixture\\日本語\\*',
+        'fixture\\a file.txt',
+        'fixture\\nonexist\\*',
+        'fixture\\empty\\*',
+      ],
       false,
     );
     expect(r).toHaveLength(5);
     expect(names(r[0])).toEqual(ROOT_NAMES);
     expect(names(r[1])).toEqual(['文書.txt']);
-    expect(r[2].ok && r[2].entries[0]).toMatchObject({ name: 'a file.txt', size: 2, mtimeMs: Date.UTC(2001, 1, 3, 4, 5, 6) });
+    expect(r[2].ok && r[2].entries[0]).toMatchObject({
+      name: 'a file.txt',
+      size: 2,
+      mtimeMs: Date.UTC(2001, 1, 3, 4, 5, 6),
+    });
     expect(r[3].ok ? null : r[3].error.code).toBe('not-found');
     expect(r[4]).toEqual({ ok: true, entries: [] });
   });
   it('fails every command when the output names another listing (out of step)', () => {
-    const r = runBatch('ls-plain.stdout', ['fixture\\*', 'fixture\\日本語\\*', 'fixture\\a file.txt', 'elsewhere\\*', 'x\\*'], false);
+    const r = runBatch(
+      'ls-plain.stdout',
+      ['fixture\\*', 'fixture\\日本語\\*', 'fixture\\a file.txt', 'elsewhere\\*', 'x\\*'],
+      false,
+    );
     expect(r[0].ok && r[1].ok && r[2].ok).toBe(true);
     expect(r.slice(3).map((x) => (x.ok ? 'ok' : x.error.code))).toEqual(['io', 'io']);
   });
@@ -143,11 +172,20 @@ describe('ListingBatchParser (plain ls)', () => {
 
 describe('ListingBatchParser (showacls)', () => {
   it('reads entries with their DACLs (crawl account)', () => {
-    const r = runBatch('ls-showacls-admin.stdout', ['fixture\\*', 'fixture\\private\\*', 'fixture\\empty\\*', 'fixture\\deny-bob.txt'], true);
+    const r = runBatch(
+      'ls-showacls-admin.stdout',
+      ['fixture\\*', 'fixture\\private\\*', 'fixture\\empty\\*', 'fixture\\deny-bob.txt'],
+      true,
+    );
     expect(r.every((x) => x.ok)).toBe(true);
     expect(names(r[0])).toEqual(ROOT_NAMES);
     const root = r[0].ok ? r[0].entries : [];
-    expect(root.filter((e) => e.isDir).map((e) => e.name).sort()).toEqual(ROOT_DIRS);
+    expect(
+      root
+        .filter((e) => e.isDir)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(ROOT_DIRS);
     expect(root.every((e) => Array.isArray(e.dacl))).toBe(true);
     const acl = root.find((e) => e.name === 'acl-bob.txt')!;
     expect(acl.dacl).toEqual([
@@ -163,13 +201,25 @@ describe('ListingBatchParser (showacls)', () => {
     expect(r[2]).toEqual({ ok: true, entries: [] });
     const deny = r[3].ok ? r[3].entries[0] : null;
     expect(deny?.name).toBe('deny-bob.txt');
-    expect(Array.isArray(deny?.dacl) && deny.dacl[0]).toMatchObject({ type: 'deny', sid: 'S-1-5-21-1938987793-1253678122-523364932-1001' });
+    expect(Array.isArray(deny?.dacl) && deny.dacl[0]).toMatchObject({
+      type: 'deny',
+      sid: 'S-1-5-21-1938987793-1253678122-523364932-1001',
+    });
   });
   it('marks descriptors the account may not read and reports folders it may not list', () => {
-    const r = runBatch('ls-showacls-bob.stdout', ['fixture\\*', 'fixture\\private\\*', 'fixture\\sub dir\\*'], true);
+    const r = runBatch(
+      'ls-showacls-bob.stdout',
+      ['fixture\\*', 'fixture\\private\\*', 'fixture\\sub dir\\*'],
+      true,
+    );
     expect(names(r[0])).toEqual(ROOT_NAMES);
     const root = r[0].ok ? r[0].entries : [];
-    expect(root.filter((e) => e.dacl === 'unreadable').map((e) => e.name).sort()).toEqual(['deny-bob.txt', 'group.txt', 'owner-only.txt', 'private']);
+    expect(
+      root
+        .filter((e) => e.dacl === 'unreadable')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['deny-bob.txt', 'group.txt', 'owner-only.txt', 'private']);
     expect(r[1].ok ? null : r[1].error.code).toBe('access-denied');
     expect(names(r[2])).toEqual(['inner file.md']);
   });
@@ -221,7 +271,13 @@ describe('classifyGetLine', () => {
   it('reads a recorded get session', () => {
     const ev = lines('get-bob.stderr').map(classifyGetLine);
     expect(ev[0]).toBeNull();
-    expect(ev[1]).toMatchObject({ kind: 'get', remote: '\\fixture\\a file.txt', local: '/tmp/trawl-smb-get-X/1', size: 2, state: 'ok' });
+    expect(ev[1]).toMatchObject({
+      kind: 'get',
+      remote: '\\fixture\\a file.txt',
+      local: '/tmp/trawl-smb-get-X/1',
+      size: 2,
+      state: 'ok',
+    });
     expect(ev[2]).toMatchObject({ kind: 'failed', remote: '\\fixture\\owner-only.txt' });
     expect(ev[2]!.kind === 'failed' && ev[2]!.error.code).toBe('access-denied');
     expect(ev[3]!.kind === 'failed' && ev[3]!.error.code).toBe('not-found');
@@ -229,14 +285,24 @@ describe('classifyGetLine', () => {
     expect(ev[5]).toMatchObject({ kind: 'failed', remote: '\\fixture\\private\\secret.txt' });
   });
   it('reads failures in the middle of a transfer and split lines', () => {
-    expect(classifyGetLine('getting file \\a b.txt of size 9 as /t/1 parallel_read returned NT_STATUS_CONNECTION_DISCONNECTED')).toMatchObject({
+    expect(
+      classifyGetLine(
+        'getting file \\a b.txt of size 9 as /t/1 parallel_read returned NT_STATUS_CONNECTION_DISCONNECTED',
+      ),
+    ).toMatchObject({
       kind: 'get',
       state: 'failed',
       error: { code: 'unavailable' },
     });
-    expect(classifyGetLine('getting file \\a.txt of size 9 as /t/1 Error NT_STATUS_INTERNAL_ERROR closing remote file')).toMatchObject({ state: 'started' });
+    expect(
+      classifyGetLine(
+        'getting file \\a.txt of size 9 as /t/1 Error NT_STATUS_INTERNAL_ERROR closing remote file',
+      ),
+    ).toMatchObject({ state: 'started' });
     expect(classifyGetLine('(12.5 KiloBytes/sec) (average 3.0 KiloBytes/sec)')).toEqual({ kind: 'rate' });
-    expect(classifyGetLine('getting file \\x of size 3 as /t/2 (inf KiloBytes/sec) (average inf KiloBytes/sec)')).toMatchObject({ state: 'ok', remote: '\\x' });
+    expect(
+      classifyGetLine('getting file \\x of size 3 as /t/2 (inf KiloBytes/sec) (average inf KiloBytes/sec)'),
+    ).toMatchObject({ state: 'ok', remote: '\\x' });
     expect(classifyGetLine('something else entirely')).toBeNull();
   });
 });

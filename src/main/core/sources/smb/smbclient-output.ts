@@ -27,13 +27,21 @@ export interface SmbEntry {
 export type ListingResult = { ok: true; entries: SmbEntry[] } | { ok: false; error: HandlerError };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const ASCTIME = /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/;
+const ASCTIME =
+  /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/;
 
 /** Parse smbclient's asctime (`Sun Nov 29 21:43:13 2026`, printed in UTC under `TZ=UTC`) to ms. */
 export function parseAsctime(s: string): number | null {
   const m = ASCTIME.exec(s);
   if (!m) return null;
-  const ms = Date.UTC(Number(m[7]), MONTHS.indexOf(m[2]), Number(m[3].trim()), Number(m[4]), Number(m[5]), Number(m[6]));
+  const ms = Date.UTC(
+    Number(m[7]),
+    MONTHS.indexOf(m[2]),
+    Number(m[3].trim()),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]),
+  );
   return Number.isFinite(ms) ? ms : null;
 }
 
@@ -85,7 +93,8 @@ const BLOCKS_LINE = /^\t\t-?\d+ blocks of size \d+\. -?\d+ blocks available$/;
 const DSKATTR_ERROR = /^Error in dskattr: /;
 const LIST_ERROR = /^(NT_STATUS_[A-Z0-9_]+) listing (.*)$/;
 const HELP_LINE = 'Try "help" to get a list of possible commands.';
-const CONNECT_ERROR = /^(?:session setup failed: |tree connect failed: |protocol negotiation failed: |do_connect: Connection to .* failed \(Error |Connection to .* failed \(Error |Protocol negotiation to server .* failed: )(NT_STATUS_[A-Z0-9_]+)/;
+const CONNECT_ERROR =
+  /^(?:session setup failed: |tree connect failed: |protocol negotiation failed: |do_connect: Connection to .* failed \(Error |Connection to .* failed \(Error |Protocol negotiation to server .* failed: )(NT_STATUS_[A-Z0-9_]+)/;
 
 /** Map an NT status to the handler's error code. */
 export function ntStatusError(status: string, message: string): HandlerError {
@@ -164,8 +173,12 @@ export function connectFailure(line: string): HandlerError | null {
     return new HandlerError('access-denied', `access to the share denied (${status})`);
   }
   const code = ntStatusCode(status);
-  const what = code === 'auth' ? 'login failed' : code === 'unavailable' ? 'server unavailable' : 'connection failed';
-  return new HandlerError(code === 'io' || code === 'not-found' ? 'unavailable' : code, `${what} (${status})`);
+  const what =
+    code === 'auth' ? 'login failed' : code === 'unavailable' ? 'server unavailable' : 'connection failed';
+  return new HandlerError(
+    code === 'io' || code === 'not-found' ? 'unavailable' : code,
+    `${what} (${status})`,
+  );
 }
 
 /** One command of a listing batch: the quoted mask smbclient is given (`dir\*` or `a\b`). */
@@ -215,7 +228,12 @@ export class ListingBatchParser {
       const expected = `\\${this.commands[this.index].mask}`;
       this.entry = null;
       if (err[2] !== expected) {
-        this.failAll(new HandlerError('io', `smbclient output out of step: expected a listing of ${expected}, got ${line}`));
+        this.failAll(
+          new HandlerError(
+            'io',
+            `smbclient output out of step: expected a listing of ${expected}, got ${line}`,
+          ),
+        );
         return;
       }
       this.emit({ ok: false, error: ntStatusError(err[1], `${err[1]} listing ${expected}`) });
@@ -401,7 +419,8 @@ class EntryBuilder {
     if (this.badAce) return { entry: null, problem: `incomplete ACE for ${JSON.stringify(this.name)}` };
     let dacl: NtDacl;
     if (!this.sawSecurity) dacl = 'unreadable';
-    else if (this.dacl === null) dacl = null; // no DACL section: a NULL DACL (SEC_DESC_DACL_PRESENT unset or empty)
+    else if (this.dacl === null)
+      dacl = null; // no DACL section: a NULL DACL (SEC_DESC_DACL_PRESENT unset or empty)
     else {
       if (this.expectedAces >= 0 && this.acesSeen !== this.expectedAces) {
         return { entry: null, problem: `ACE count mismatch for ${JSON.stringify(this.name)}` };
@@ -487,7 +506,10 @@ export class RecursiveListingParser {
     if (err) {
       const expected = `\\${[...this.current, '*'].join('\\')}`;
       if (err[2] !== expected) {
-        this.failed ??= new HandlerError('io', `smbclient output out of step: expected a listing of ${expected}, got ${line}`);
+        this.failed ??= new HandlerError(
+          'io',
+          `smbclient output out of step: expected a listing of ${expected}, got ${line}`,
+        );
       } else {
         this.failed = ntStatusError(err[1], `${err[1]} listing ${expected}`);
       }
@@ -510,7 +532,11 @@ export class RecursiveListingParser {
   end(error?: HandlerError): void {
     if (this.done) return;
     this.done = true;
-    if (this.open) this.flushWith({ ok: false, error: error ?? new HandlerError('io', 'smbclient ended in the middle of a listing') });
+    if (this.open)
+      this.flushWith({
+        ok: false,
+        error: error ?? new HandlerError('io', 'smbclient ended in the middle of a listing'),
+      });
   }
 
   private flush(): void {
@@ -531,7 +557,14 @@ export class RecursiveListingParser {
 /** What one stderr line of a `get` session (`smbclient -E -d1`) says, if anything. */
 export type GetEvent =
   /** `getting file <remote> of size N as <local>`: finished (`ok`/`failed`) or still running (`started`). */
-  | { kind: 'get'; remote: string; local: string; size: number; state: 'ok' | 'failed' | 'started'; error?: HandlerError }
+  | {
+      kind: 'get';
+      remote: string;
+      local: string;
+      size: number;
+      state: 'ok' | 'failed' | 'started';
+      error?: HandlerError;
+    }
   /** The timing line that completes a started get (after a close warning). */
   | { kind: 'rate' }
   /** The get could not start; `remote` is set when the line names the file. */
@@ -556,7 +589,8 @@ export function classifyGetLine(line: string): GetEvent | null {
     if (RATE.test(rest)) return { ...base, state: 'ok' };
     const pr = /^parallel_read returned (NT_STATUS_[A-Z0-9_]+)$/.exec(rest);
     if (pr) return { ...base, state: 'failed', error: ntStatusError(pr[1], `${pr[1]} reading ${remote}`) };
-    if (rest === '' || /^Error NT_STATUS_[A-Z0-9_]+ closing remote file$/.test(rest)) return { ...base, state: 'started' };
+    if (rest === '' || /^Error NT_STATUS_[A-Z0-9_]+ closing remote file$/.test(rest))
+      return { ...base, state: 'started' };
     return null;
   }
   if (RATE.test(line)) return { kind: 'rate' };

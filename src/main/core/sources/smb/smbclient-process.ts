@@ -49,13 +49,17 @@ export class ClientCredentials {
     }
     const { user, domain } = splitAccount(cred);
     for (const v of [user, domain ?? '', cred.password]) {
-      if (v.includes('\n') || v.includes('\r') || v.includes('\u0000')) throw new HandlerError('auth', 'an SMB credential contains a line break');
+      if (v.includes('\n') || v.includes('\r') || v.includes('\u0000'))
+        throw new HandlerError('auth', 'an SMB credential contains a line break');
     }
     if (!user.trim()) throw new HandlerError('auth', 'an SMB credential has an empty user name');
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-smb-'));
     fs.chmodSync(this.dir, 0o700);
     const file = path.join(this.dir, 'auth');
-    fs.writeFileSync(file, `username = ${user}\n${domain ? `domain = ${domain}\n` : ''}`, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, `username = ${user}\n${domain ? `domain = ${domain}\n` : ''}`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
     delete env.USER;
     delete env.LOGNAME;
     env.PASSWD = cred.password;
@@ -165,10 +169,15 @@ export function processFailure(tool: string, end: ProcessEnd): HandlerError {
     const code = (end.spawnError as NodeJS.ErrnoException).code;
     return new HandlerError(
       'unavailable',
-      code === 'ENOENT' ? `${tool} is not installed (install Samba's client tools)` : `${tool} could not start: ${end.spawnError.message}`,
+      code === 'ENOENT'
+        ? `${tool} is not installed (install Samba's client tools)`
+        : `${tool} could not start: ${end.spawnError.message}`,
     );
   }
-  const last = end.stderr.filter((l) => l.trim()).slice(-2).join(' / ');
+  const last = end.stderr
+    .filter((l) => l.trim())
+    .slice(-2)
+    .join(' / ');
   const how = end.signal ? `was killed (${end.signal})` : `exited with code ${end.code}`;
   return new HandlerError('unavailable', `${tool} ${how}${last ? `: ${last}` : ''}`);
 }

@@ -11,7 +11,10 @@ import { ntCheck } from './nt-security.js';
 import { createWindowsBackend, parseAclAnswer, parseSecurityDescriptor } from './windows-backend.js';
 
 const FIX = path.resolve(__dirname, '../../../../../test/smb/fixtures');
-const sds = JSON.parse(fs.readFileSync(path.join(FIX, 'windows-sd.json'), 'utf8')) as Record<string, { sddl: string; base64: string }>;
+const sds = JSON.parse(fs.readFileSync(path.join(FIX, 'windows-sd.json'), 'utf8')) as Record<
+  string,
+  { sddl: string; base64: string }
+>;
 const sd = (k: string) => parseSecurityDescriptor(Buffer.from(sds[k].base64, 'base64'));
 const DOM = 'S-1-5-21-1111-2222-3333';
 
@@ -48,7 +51,9 @@ describe('parseSecurityDescriptor', () => {
       { type: 'allow', principal: `${DOM}-1300` },
       { type: 'allow', principal: 'S-1-5-32-544' },
     ]);
-    expect(ntCheck(sd('folder-traverse-only'), 'read')).toEqual([{ type: 'allow', principal: 'S-1-5-32-544' }]);
+    expect(ntCheck(sd('folder-traverse-only'), 'read')).toEqual([
+      { type: 'allow', principal: 'S-1-5-32-544' },
+    ]);
   });
   it('refuses malformed input', () => {
     expect(() => parseSecurityDescriptor(Buffer.from([1, 0, 4, 0]))).toThrow(RangeError);
@@ -60,12 +65,20 @@ describe('parseSecurityDescriptor', () => {
 describe('parseAclAnswer', () => {
   const b64 = sds['protected-deny'].base64;
   it('pairs answers with the requested paths', () => {
-    const a = parseAclAnswer([`OK\t\\\\s\\sh\\a.txt\t${b64}`, 'ERR\t\\\\s\\sh\\b.txt\tAttempted to perform an unauthorized operation.'], ['\\\\s\\sh\\a.txt', '\\\\s\\sh\\b.txt']);
+    const a = parseAclAnswer(
+      [
+        `OK\t\\\\s\\sh\\a.txt\t${b64}`,
+        'ERR\t\\\\s\\sh\\b.txt\tAttempted to perform an unauthorized operation.',
+      ],
+      ['\\\\s\\sh\\a.txt', '\\\\s\\sh\\b.txt'],
+    );
     expect(a[0].ok && Array.isArray(a[0].security.dacl)).toBe(true);
     expect(a[1]).toEqual({ ok: false, message: 'Attempted to perform an unauthorized operation.' });
   });
   it('refuses answers out of step or malformed', () => {
-    expect(() => parseAclAnswer([`OK\t\\\\s\\sh\\b.txt\t${b64}`], ['\\\\s\\sh\\a.txt'])).toThrow(/out of step/);
+    expect(() => parseAclAnswer([`OK\t\\\\s\\sh\\b.txt\t${b64}`], ['\\\\s\\sh\\a.txt'])).toThrow(
+      /out of step/,
+    );
     expect(() => parseAclAnswer([], ['x'])).toThrow(/answered 0 of 1/);
     expect(() => parseAclAnswer(['WHAT\tx\ty'], ['x'])).toThrow(/unexpected/);
     expect(parseAclAnswer(['OK\tx\tAAAA'], ['x'])[0].ok).toBe(false);
@@ -80,7 +93,12 @@ describe('the Windows back-end file system side (on a local folder)', () => {
     fs.writeFileSync(path.join(dir, 'sub dir', 'Ünï.txt'), 'hello windows');
     fs.writeFileSync(path.join(dir, 'big.bin'), Buffer.alloc(5000, 1));
     const be = createWindowsBackend(
-      { location: { host: 'srv', port: null, share: 'share', path: [] }, credential: null, captureAcls: false, signal: new AbortController().signal },
+      {
+        location: { host: 'srv', port: null, share: 'share', path: [] },
+        credential: null,
+        captureAcls: false,
+        signal: new AbortController().signal,
+      },
       { root: dir, pathModule: path },
     );
     const root = await be.list([]);

@@ -72,7 +72,8 @@ export function parseSecurityDescriptor(buf: Buffer): NtSecurity {
     }
     const isAllow = type === 0;
     const isDeny = type === 1 || type === 10;
-    if (isAllow || isDeny) aces.push({ type: isAllow ? 'allow' : 'deny', sid: readSid(buf, sidOff).sid, mask, flags });
+    if (isAllow || isDeny)
+      aces.push({ type: isAllow ? 'allow' : 'deny', sid: readSid(buf, sidOff).sid, mask, flags });
     p += size;
   }
   return { dacl: aces, owner };
@@ -120,12 +121,15 @@ export type AclAnswer = { ok: true; security: NtSecurity } | { ok: false; messag
  * is an error for that path. Throws HandlerError('io') when the answer is out of step.
  */
 export function parseAclAnswer(lines: readonly string[], paths: readonly string[]): AclAnswer[] {
-  if (lines.length !== paths.length) throw new HandlerError('io', `PowerShell answered ${lines.length} of ${paths.length} paths`);
+  if (lines.length !== paths.length)
+    throw new HandlerError('io', `PowerShell answered ${lines.length} of ${paths.length} paths`);
   return lines.map((line, i) => {
     const [status, p, rest, ...more] = line.split('\t');
-    if (p !== paths[i] || more.length || rest === undefined) throw new HandlerError('io', `PowerShell output out of step: ${JSON.stringify(line)}`);
+    if (p !== paths[i] || more.length || rest === undefined)
+      throw new HandlerError('io', `PowerShell output out of step: ${JSON.stringify(line)}`);
     if (status === 'ERR') return { ok: false, message: rest };
-    if (status !== 'OK' || !/^[A-Za-z0-9+/]+={0,2}$/.test(rest)) throw new HandlerError('io', `unexpected PowerShell output: ${JSON.stringify(line)}`);
+    if (status !== 'OK' || !/^[A-Za-z0-9+/]+={0,2}$/.test(rest))
+      throw new HandlerError('io', `unexpected PowerShell output: ${JSON.stringify(line)}`);
     try {
       return { ok: true, security: parseSecurityDescriptor(Buffer.from(rest, 'base64')) };
     } catch (e) {
@@ -145,17 +149,24 @@ class AclHelper {
   private ensure(): ClientProcess {
     if (this.proc) return this.proc;
     const encoded = Buffer.from(ACL_HELPER_SCRIPT, 'utf16le').toString('base64');
-    const proc = startClient(this.bin, ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand', encoded], process.env, (l) => {
-      if (l === 'END') {
-        const got = this.lines;
-        this.lines = [];
-        this.waiting.shift()?.(got);
-      } else this.lines.push(l);
-    });
+    const proc = startClient(
+      this.bin,
+      ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand', encoded],
+      process.env,
+      (l) => {
+        if (l === 'END') {
+          const got = this.lines;
+          this.lines = [];
+          this.waiting.shift()?.(got);
+        } else this.lines.push(l);
+      },
+    );
     this.proc = proc;
     void proc.ended.then((end) => {
       this.proc = null;
-      const err = end.spawnError ?? new Error(`PowerShell ended (${end.code ?? end.signal}): ${end.stderr.slice(-2).join(' ')}`);
+      const err =
+        end.spawnError ??
+        new Error(`PowerShell ended (${end.code ?? end.signal}): ${end.stderr.slice(-2).join(' ')}`);
       for (const w of this.waiting.splice(0)) w(err);
     });
     return proc;
@@ -201,7 +212,8 @@ function mapFsError(e: NodeJS.ErrnoException, p: string): HandlerError {
     case 'ENETDOWN':
       return new HandlerError('unavailable', `${p}: the server is unavailable (${e.code})`);
     default:
-      if (/logon failure|user name or password/i.test(e.message)) return new HandlerError('auth', `${p}: ${e.message}`);
+      if (/logon failure|user name or password/i.test(e.message))
+        return new HandlerError('auth', `${p}: ${e.message}`);
       return new HandlerError('io', `${p}: ${e.code ?? ''} ${e.message}`.trim());
   }
 }
@@ -211,7 +223,10 @@ export function createWindowsBackend(target: SmbTarget, opts: WindowsBackendOpti
   const loc = target.location;
   const pm = opts.pathModule ?? path.win32;
   if (!opts.root && loc.port && loc.port !== 445) {
-    throw new HandlerError('unavailable', `Windows reaches SMB shares through UNC paths on port 445 only (asked for port ${loc.port})`);
+    throw new HandlerError(
+      'unavailable',
+      `Windows reaches SMB shares through UNC paths on port 445 only (asked for port ${loc.port})`,
+    );
   }
   const uncShare = `\\\\${loc.host}\\${loc.share}`;
   const root = opts.root ?? uncShare;
@@ -226,8 +241,17 @@ export function createWindowsBackend(target: SmbTarget, opts: WindowsBackendOpti
     ready = (async () => {
       if (!target.credential || opts.root) return;
       const { user, domain } = splitAccount(target.credential);
-      const lines = await helper.request({ op: 'map', remote: uncShare, user: domain ? `${domain}\\${user}` : user, password: target.credential.password });
-      if (lines[0] !== 'OK') throw new HandlerError('auth', `connecting ${uncShare} failed: ${(lines[0] ?? '').replace(/^ERR\t/, '')}`);
+      const lines = await helper.request({
+        op: 'map',
+        remote: uncShare,
+        user: domain ? `${domain}\\${user}` : user,
+        password: target.credential.password,
+      });
+      if (lines[0] !== 'OK')
+        throw new HandlerError(
+          'auth',
+          `connecting ${uncShare} failed: ${(lines[0] ?? '').replace(/^ERR\t/, '')}`,
+        );
       mapped = true;
     })();
     return ready;
@@ -239,14 +263,18 @@ export function createWindowsBackend(target: SmbTarget, opts: WindowsBackendOpti
     try {
       return await fn();
     } catch (e) {
-      const err = e instanceof HandlerError ? e : mapFsError(e as NodeJS.ErrnoException, String((e as { path?: string }).path ?? root));
+      const err =
+        e instanceof HandlerError
+          ? e
+          : mapFsError(e as NodeJS.ErrnoException, String((e as { path?: string }).path ?? root));
       if (err.code === 'unavailable' || err.code === 'auth') fatal ??= err;
       throw err;
     }
   };
 
   const acls = async (paths: string[]): Promise<AclAnswer[]> => {
-    if (!target.captureAcls || !paths.length) return paths.map(() => ({ ok: false, message: 'not captured' }));
+    if (!target.captureAcls || !paths.length)
+      return paths.map(() => ({ ok: false, message: 'not captured' }));
     const lines = await helper.request({ op: 'acl', paths });
     return parseAclAnswer(lines, paths);
   };
@@ -340,4 +368,3 @@ export function createWindowsBackend(target: SmbTarget, opts: WindowsBackendOpti
     },
   };
 }
-
