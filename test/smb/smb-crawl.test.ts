@@ -11,7 +11,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrawlService } from '../../src/main/core/service.js';
 import { createSmbclientBackend } from '../../src/main/core/sources/smb/smbclient-backend.js';
-import { resolveSmbPrincipals } from '../../src/main/core/sources/smb/smb-principals.js';
+import {
+  resolveSmbPrincipals,
+  resolveSmbPrincipalsForSources,
+} from '../../src/main/core/sources/smb/smb-principals.js';
+import { FileCredentialStore } from '../../src/main/core/credential-store.js';
 import { ensureUnixAccounts, removeSambaDir, startSamba, type SambaServer } from './samba-server.js';
 import { buildTree, filesBelow, readableOverSmb, relOf, sambaForTests, smbService } from './smb-helpers.js';
 
@@ -150,6 +154,16 @@ describe.skipIf(!RUN)('SMB sources against a real Samba server', () => {
     await expect(
       resolveSmbPrincipals(server.url('docs'), CRAWL, 'nosuchuser_trawl', { unixGroups: false }),
     ).rejects.toMatchObject({ code: 'not-found' });
+    // every server of every SMB source, asked with the source's credential; a dead one is reported
+    const dead = { ...service.listSources()[0], id: 99, startAddresses: ['smb://127.0.0.1:1/gone'] };
+    const store = new FileCredentialStore(dataDir);
+    const all = await resolveSmbPrincipalsForSources(
+      [...service.listSources(), dead],
+      (id) => store.get(id),
+      'carol',
+    );
+    expect(all.principals).toEqual(expect.arrayContaining(p));
+    expect(all.errors.map((e) => e.server)).toEqual(['127.0.0.1:1']);
   });
 
   it('re-indexes only the file that changed', async () => {
@@ -367,6 +381,27 @@ describe.skipIf(!RUN)('SMB against a strict server (signing mandatory, SMB3 only
     const [rec] = await service.crawl({ sourceId, mode: 'full' });
     expect(rec.status).toBe('done');
     expect(rec.counts).toMatchObject({ added: N_DIRS * N_FILES, failed: 0 });
+  });
+
+  it('stops when asked, ending every client process', async () => {
+    const off = service.on('progress', (p) => {
+      if (p.sourceId === sourceId && p.done >= 30) service.stopCrawl(sourceId);
+    });
+    const [rec] = await service.crawl({ sourceId, mode: 'full' });
+    off();
+    expect(rec.status).toBe('stopped');
+    const clients = fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      })
+      .filter((cmd) => cmd.includes('smbclient') && cmd.includes(`${server.port}`));
+    expect(clients).toEqual([]);
   });
 
   const count = (where = ''): number =>

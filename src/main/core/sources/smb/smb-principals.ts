@@ -6,8 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { ContentSource } from '../../model.js';
 import { HandlerError } from '../handler.js';
 import { parseSmbAddress } from './smb-address.js';
+import { credentialIdFor } from './smb-handler.js';
 import { ClientCredentials, processFailure, startClient, type SmbCredential } from './smbclient-process.js';
 import { ntStatusCode } from './smbclient-output.js';
 
@@ -160,4 +162,49 @@ export async function resolveSmbPrincipals(
   } finally {
     creds.dispose();
   }
+}
+
+/** What {@link resolveSmbPrincipalsForSources} found. */
+export interface SmbPrincipalsResult {
+  /** Every SID the user holds on any of the servers, `everyone` included. */
+  principals: string[];
+  /** Servers that could not answer (the user's results from them stay trimmed to `everyone`). */
+  errors: { server: string; message: string }[];
+}
+
+/**
+ * A user's SIDs on every server the SMB sources crawl, one lookup per server (asked with the
+ * credential the source crawls with), merged: what the current-user resolution adds to a user's
+ * principals so SMB results trim correctly. Never throws for a server that cannot answer.
+ */
+export async function resolveSmbPrincipalsForSources(
+  sources: readonly ContentSource[],
+  credential: (id: string) => Promise<SmbCredential | null>,
+  username: string,
+  opts: SmbPrincipalOptions = {},
+): Promise<SmbPrincipalsResult> {
+  const servers = new Map<string, { url: string; credentialId: string | null }>();
+  for (const s of sources) {
+    if (s.kind !== 'smb') continue;
+    for (const url of s.startAddresses) {
+      try {
+        const loc = parseSmbAddress(url);
+        const key = `${loc.host}:${loc.port ?? 445}`;
+        if (!servers.has(key)) servers.set(key, { url, credentialId: credentialIdFor(s, url) });
+      } catch {
+        /* not an SMB address */
+      }
+    }
+  }
+  const principals = new Set<string>(['everyone']);
+  const errors: SmbPrincipalsResult['errors'] = [];
+  for (const [server, { url, credentialId }] of servers) {
+    try {
+      const cred = credentialId ? await credential(credentialId) : null;
+      for (const p of await resolveSmbPrincipals(url, cred, username, opts)) principals.add(p);
+    } catch (e) {
+      errors.push({ server, message: (e as Error).message });
+    }
+  }
+  return { principals: [...principals], errors };
 }
