@@ -70,8 +70,16 @@ export function canRead(descriptor: SecurityDescriptor | null | undefined, princ
 export function visibleAclIds(db: Db, principals: readonly Principal[]): number[] {
   const set = new Set(principals);
   const out: number[] = [];
-  for (const row of db.prepare('SELECT id, descriptor FROM acls').iterate() as IterableIterator<{ id: number; descriptor: string }>) {
-    if (canRead(JSON.parse(row.descriptor) as SecurityDescriptor, set)) out.push(row.id);
+  for (const row of db.prepare('SELECT id, descriptor FROM acls').raw().iterate() as IterableIterator<[number, string]>) {
+    let desc = parsed.get(row[1]);
+    if (!desc) {
+      if (parsed.size > 10_000) parsed.clear();
+      parsed.set(row[1], (desc = JSON.parse(row[1]) as SecurityDescriptor));
+    }
+    if (canRead(desc, set)) out.push(row[0]);
   }
   return out;
 }
+
+/** Stored descriptors are immutable: each distinct text is parsed once per process. */
+const parsed = new Map<string, SecurityDescriptor>();

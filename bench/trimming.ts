@@ -1,0 +1,172 @@
+/**
+ * Security trimming cost: query latency with and without trimming on a 20,000-document index whose
+ * documents carry 50 distinct POSIX descriptors (built by the real encoder, stored by the real
+ * index writer). The trimmed path includes resolving the caller's visible ACL ids on every query.
+ * `run()` returns the figures; run directly to print them: `node bin/run-ts.mjs bench/trimming.ts`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rng, textOf, vocabulary } from './corpus.js';
+import { openDatabase } from '../src/main/core/index/database.js';
+import { IndexWriter } from '../src/main/core/index/index-writer.js';
+import type { SecurityDescriptor } from '../src/main/core/model.js';
+import { search, type SearchContext } from '../src/main/core/query/search.js';
+import { visibleAclIds } from '../src/main/core/security/acl-eval.js';
+import { posixReadDescriptor, type PosixObject } from '../src/main/core/security/posix-permissions.js';
+
+const DOCS = Number(process.env.BENCH_TRIM_DOCS ?? 20_000);
+const ACLS = 50;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+const round = (x: number): number => Number(x.toFixed(3));
+
+function querySet(vocab: string[]): string[] {
+  const r = rng(1234);
+  const pick = (lo: number, hi: number): string => vocab[lo + Math.floor(r() * (hi - lo))];
+  const qs: string[] = [];
+  for (let i = 0; i < 20; i++) qs.push(pick(10, 60));
+  for (let i = 0; i < 20; i++) qs.push(pick(200, 1000));
+  for (let i = 0; i < 20; i++) qs.push(pick(3000, 15000));
+  for (let i = 0; i < 20; i++) qs.push(`${pick(10, 300)} ${pick(100, 2000)}`);
+  for (let i = 0; i < 10; i++) qs.push(`"${pick(0, 30)} ${pick(10, 60)}"`);
+  for (let i = 0; i < 10; i++) qs.push(`${pick(100, 3000).slice(0, 4)}*`);
+  return qs;
+}
+
+/** 50 distinct descriptors as files in a department tree produce them: modes, owners, groups, folders. */
+function descriptors(): SecurityDescriptor[] {
+  const r = rng(7);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const seen = new Map<string, SecurityDescriptor>();
+  while (seen.size < ACLS) {
+    const owner = 1000 + Math.floor(r() * 20);
+    const group = 2000 + Math.floor(r() * 10);
+    const file: PosixObject = { mode: pick([0o640, 0o600, 0o604, 0o660, 0o644]), uid: owner, gid: group };
+    const folders: PosixObject[] = [{ mode: 0o755, uid: 0, gid: 0 }];
+    for (let i = Math.floor(r() * 3); i > 0; i--) {
+      folders.push({
+        mode: pick([0o750, 0o700, 0o711, 0o755]),
+        uid: pick([owner, 0]),
+        gid: group,
+        acl: r() < 0.2 ? { users: [[1000 + Math.floor(r() * 20), 5]], groupObj: 5, groups: [], mask: 5 } : null,
+      });
+    }
+    const d = posixReadDescriptor(file, folders);
+    if (d) seen.set(JSON.stringify(d), d);
+  }
+  return [...seen.values()];
+}
+
+/** Latencies of the query set, every query missing the result cache (a new generation each time). */
+function time(db: ReturnType<typeof openDatabase>, queries: string[], ctxOf: () => SearchContext, rounds: number): number[] {
+  const times: number[] = [];
+  let generation = 1_000_000 * Math.random();
+  for (let i = 0; i < rounds; i++) {
+    for (const q of queries) {
+      const t = performance.now();
+      search(db, { query: q, limit: 10 }, { ...ctxOf(), generation: generation++ });
+      times.push(performance.now() - t);
+    }
+  }
+  return times;
+}
+
+export async function run(): Promise<Record<string, number | string>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-trimbench-'));
+  const db = openDatabase(dir);
+  try {
+    db.prepare(
+      `INSERT INTO sources (id, name, kind, start_addresses, display_addresses, rules, settings, created_at) VALUES (1, 'bench', 'file', '[]', '[]', '[]', '{}', 0)`,
+    ).run();
+    const vocab = vocabulary(20_000);
+    const r = rng(42);
+    const descs = descriptors();
+    const writer = new IndexWriter(db);
+    const t0 = performance.now();
+    for (let i = 0; i < DOCS; i++) {
+      const title = textOf(r, vocab, 4).replace(/\s*\.\n?/g, ' ').trim();
+      writer.upsert({
+        sourceId: 1,
+        url: `file:///corpus/dept-${i % 20}/note-${i}.txt`,
+        path: `/corpus/dept-${i % 20}/note-${i}.txt`,
+        name: `note-${i}.txt`,
+        ext: 'txt',
+        size: 1000,
+        mtime: 1_700_000_000_000 + i * 60_000,
+        ctime: 1_700_000_000_000 + i * 60_000,
+        mime: 'text/plain',
+        title,
+        text: `${title}\n\n${textOf(r, vocab, 150 + Math.floor(r() * 900))}`,
+        // A tenth of the documents are readable by everyone (no descriptor).
+        security: r() < 0.1 ? null : descs[Math.floor(r() * descs.length)],
+        status: 'ok',
+      });
+    }
+    writer.flush();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const buildMs = performance.now() - t0;
+    const distinct = (db.prepare('SELECT count(*) AS n FROM acls').get() as { n: number }).n;
+
+    // A user in three of the ten groups, owner of some files.
+    const principals = ['everyone', 'uid:1003', 'user:bench', 'gid:2001', 'gid:2004', 'gid:2007'];
+    const visible = visibleAclIds(db, principals);
+    const visibleDocs = (
+      db.prepare('SELECT count(*) AS n FROM documents WHERE acl_id IS NULL OR acl_id IN (SELECT value FROM json_each(?))').get(JSON.stringify(visible)) as {
+        n: number;
+      }
+    ).n;
+    const evalTimes: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      visibleAclIds(db, principals);
+      evalTimes.push(performance.now() - t);
+    }
+
+    const queries = querySet(vocab);
+    const all = (): SearchContext => ({ acl: { mode: 'all' } });
+    // As the service does: visible ids resolved once per index change, then reused.
+    const ids = visibleAclIds(db, principals);
+    const trimmed = (): SearchContext => ({ acl: { mode: 'ids', aclIds: ids } });
+    const resolving = (): SearchContext => ({ acl: { mode: 'ids', aclIds: visibleAclIds(db, principals) } });
+    time(db, queries, all, 1);
+    time(db, queries, trimmed, 1);
+    const a: number[] = [];
+    const t: number[] = [];
+    const tr: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      a.push(...time(db, queries, all, 1));
+      t.push(...time(db, queries, trimmed, 1));
+      tr.push(...time(db, queries, resolving, 1));
+    }
+    const p95a = pct(a, 95);
+    const p95t = pct(t, 95);
+    return {
+      documents: DOCS,
+      'distinct ACLs': distinct,
+      'ACLs visible to the user': visible.length,
+      'documents visible to the user': visibleDocs,
+      'index build s': Number((buildMs / 1000).toFixed(1)),
+      'visible ACL ids p95 ms (50 descriptors)': round(pct(evalTimes, 95)),
+      'query p50 ms without trimming': round(pct(a, 50)),
+      'query p95 ms without trimming': round(p95a),
+      'query p50 ms with trimming': round(pct(t, 50)),
+      'query p95 ms with trimming': round(p95t),
+      'trimming overhead at p95': `${(((p95t - p95a) / p95a) * 100).toFixed(1)}%`,
+      'query p95 ms with trimming, ids resolved per query': round(pct(tr, 95)),
+      'target overhead at p95': '≤ 20%',
+    };
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(JSON.stringify(await run(), null, 2));
+}
