@@ -85,10 +85,10 @@ export function credentialIdFor(source: ContentSource, startUrl: string): string
     let hit: boolean;
     if (r.syntax === 'prefix') hit = target.startsWith(r.pattern) || r.pattern.startsWith(target);
     else if (r.syntax === 'regex') hit = new RegExp(r.pattern).test(target);
-    else
-      hit =
-        picomatch(r.pattern, { dot: true, nocase: true })(target) ||
-        picomatch(r.pattern, { dot: true, nocase: true })(`${target}/x`);
+    else {
+      const isMatch = picomatch(r.pattern, { dot: true, nocase: true });
+      hit = isMatch(target) || isMatch(`${target}/x`);
+    }
     if (hit) return r.credentialId!;
   }
   return withCred[0]?.credentialId ?? null;

@@ -311,6 +311,8 @@ class EntryBuilder {
   private dacl: NtAce[] | null = null;
   private expectedAces = -1;
   private ace: Partial<NtAce> | null = null;
+  private acesSeen = 0;
+  private badAce = false;
   private owner: string | undefined;
 
   constructor(private readonly name: string) {}
@@ -394,9 +396,6 @@ class EntryBuilder {
     }
     return 'unexpected line in a security descriptor';
   }
-
-  private acesSeen = 0;
-  private badAce = false;
 
   private closeAce(): void {
     if (!this.ace) return;
