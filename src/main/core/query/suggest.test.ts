@@ -72,6 +72,36 @@ describe('suggest', () => {
     }
   });
 
+  it('follows ACL changes, deletions and re-crawls at once', () => {
+    const pub: SearchContext = { acl: { mode: 'ids', aclIds: [] } };
+    const id = addDoc(db, { title: 'Walrus census', text: 'x' });
+    expect(suggest(db, 'walr', pub)).toContain('walrus');
+    // Access revoked (the writer's touch() sets a new crawl_time and acl_id).
+    db.prepare('UPDATE documents SET acl_id = ?, crawl_time = crawl_time + 1 WHERE id = ?').run(
+      secretAcl,
+      id,
+    );
+    expect(suggest(db, 'walr', pub)).toEqual([]);
+    expect(suggest(db, 'walr', { acl: { mode: 'ids', aclIds: [secretAcl] } })).toContain('walrus');
+    // Re-crawled with a new title: the old words go, the new ones come.
+    db.prepare(
+      `UPDATE documents SET title = 'Narwhal census', acl_id = NULL, crawl_time = crawl_time + 1 WHERE id = ?`,
+    ).run(id);
+    expect(suggest(db, 'walr', ALL)).toEqual([]);
+    expect(suggest(db, 'narw', pub)).toContain('narwhal');
+    // Re-crawled in place with the same ACL: picked up when the caller's generation changes.
+    db.prepare(`UPDATE documents SET title = 'Beluga census', crawl_time = crawl_time + 1 WHERE id = ?`).run(
+      id,
+    );
+    expect(suggest(db, 'belu', { ...pub, generation: 1 })).toContain('beluga');
+    expect(suggest(db, 'narw', { ...pub, generation: 1 })).toEqual([]);
+    db.prepare('DELETE FROM fts WHERE rowid = ?').run(id);
+    db.prepare('DELETE FROM documents WHERE id = ?').run(id);
+    expect(suggest(db, 'belu', ALL)).toEqual([]);
+    expect(suggest(db, 'narw', ALL)).toEqual([]);
+    expect(suggest(db, 'census', ALL)).toEqual([]);
+  });
+
   it('returns nothing for a blank prefix or limit 0, and respects the limit', () => {
     expect(suggest(db, '   ', ALL)).toEqual([]);
     expect(suggest(db, 'quar', ALL, 0)).toEqual([]);
