@@ -54,7 +54,8 @@ function descriptors(): SecurityDescriptor[] {
         mode: pick([0o750, 0o700, 0o711, 0o755]),
         uid: pick([owner, 0]),
         gid: group,
-        acl: r() < 0.2 ? { users: [[1000 + Math.floor(r() * 20), 5]], groupObj: 5, groups: [], mask: 5 } : null,
+        acl:
+          r() < 0.2 ? { users: [[1000 + Math.floor(r() * 20), 5]], groupObj: 5, groups: [], mask: 5 } : null,
       });
     }
     const d = posixReadDescriptor(file, folders);
@@ -64,7 +65,12 @@ function descriptors(): SecurityDescriptor[] {
 }
 
 /** Latencies of the query set, every query missing the result cache (a new generation each time). */
-function time(db: ReturnType<typeof openDatabase>, queries: string[], ctxOf: () => SearchContext, rounds: number): number[] {
+function time(
+  db: ReturnType<typeof openDatabase>,
+  queries: string[],
+  ctxOf: () => SearchContext,
+  rounds: number,
+): number[] {
   const times: number[] = [];
   let generation = 1_000_000 * Math.random();
   for (let i = 0; i < rounds; i++) {
@@ -90,7 +96,9 @@ export async function run(): Promise<Record<string, number | string>> {
     const writer = new IndexWriter(db);
     const t0 = performance.now();
     for (let i = 0; i < DOCS; i++) {
-      const title = textOf(r, vocab, 4).replace(/\s*\.\n?/g, ' ').trim();
+      const title = textOf(r, vocab, 4)
+        .replace(/\s*\.\n?/g, ' ')
+        .trim();
       writer.upsert({
         sourceId: 1,
         url: `file:///corpus/dept-${i % 20}/note-${i}.txt`,
@@ -117,7 +125,11 @@ export async function run(): Promise<Record<string, number | string>> {
     const principals = ['everyone', 'uid:1003', 'user:bench', 'gid:2001', 'gid:2004', 'gid:2007'];
     const visible = visibleAclIds(db, principals);
     const visibleDocs = (
-      db.prepare('SELECT count(*) AS n FROM documents WHERE acl_id IS NULL OR acl_id IN (SELECT value FROM json_each(?))').get(JSON.stringify(visible)) as {
+      db
+        .prepare(
+          'SELECT count(*) AS n FROM documents WHERE acl_id IS NULL OR acl_id IN (SELECT value FROM json_each(?))',
+        )
+        .get(JSON.stringify(visible)) as {
         n: number;
       }
     ).n;

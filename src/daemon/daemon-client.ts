@@ -34,12 +34,17 @@ export class DaemonClient {
         const resolve = typeof id === 'number' ? this.waiting.get(id) : undefined;
         if (!resolve) continue;
         this.waiting.delete(id as number);
-        resolve(isResult(msg) ? msg : { ok: false, error: { code: 'INTERNAL', message: 'malformed answer from the daemon' } });
+        resolve(
+          isResult(msg)
+            ? msg
+            : { ok: false, error: { code: 'INTERNAL', message: 'malformed answer from the daemon' } },
+        );
       }
     });
     const fail = (e: Error): void => {
       this.failure ??= e;
-      for (const r of this.waiting.values()) r({ ok: false, error: { code: 'ENGINE_UNAVAILABLE', message: e.message } });
+      for (const r of this.waiting.values())
+        r({ ok: false, error: { code: 'ENGINE_UNAVAILABLE', message: e.message } });
       this.waiting.clear();
     };
     socket.on('error', fail);
@@ -60,7 +65,12 @@ export class DaemonClient {
       });
       socket.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const why = e.code === 'EACCES' ? 'permission denied (a socket answers only its own user)' : e.code === 'ENOENT' ? 'no such socket' : e.message;
+        const why =
+          e.code === 'EACCES'
+            ? 'permission denied (a socket answers only its own user)'
+            : e.code === 'ENOENT'
+              ? 'no such socket'
+              : e.message;
         reject(new Error(`cannot reach trawl daemon at ${socketPath}: ${why}`));
       });
     });
@@ -68,7 +78,11 @@ export class DaemonClient {
 
   /** Send one request; resolves with the envelope (never rejects for daemon-side errors). */
   call(method: string, params: unknown = {}): Promise<Result<unknown>> {
-    if (this.failure) return Promise.resolve({ ok: false, error: { code: 'ENGINE_UNAVAILABLE', message: this.failure.message } });
+    if (this.failure)
+      return Promise.resolve({
+        ok: false,
+        error: { code: 'ENGINE_UNAVAILABLE', message: this.failure.message },
+      });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
@@ -145,7 +159,10 @@ export async function connectDaemon(socketPath: string, waitMs = 5000): Promise<
     const requests = requestDir(runtime);
     if (path.basename(path.dirname(path.dirname(socketPath))) === 'users' && fs.existsSync(requests)) {
       try {
-        fs.writeFileSync(path.join(requests, `${process.pid}-${Date.now()}`), '', { flag: 'wx', mode: 0o600 });
+        fs.writeFileSync(path.join(requests, `${process.pid}-${Date.now()}`), '', {
+          flag: 'wx',
+          mode: 0o600,
+        });
         const until = Date.now() + waitMs;
         while (!fs.existsSync(socketPath) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       } catch {

@@ -58,7 +58,8 @@ export class TrawlDaemon {
 
   /** Prepare the runtime directory and open the sockets of the initial accounts. */
   static async start(opts: DaemonOptions): Promise<TrawlDaemon> {
-    if (process.platform === 'win32') throw new Error('trawl daemon needs Unix sockets: not available on Windows yet (see docs/SECURITY.md)');
+    if (process.platform === 'win32')
+      throw new Error('trawl daemon needs Unix sockets: not available on Windows yet (see docs/SECURITY.md)');
     const d = new TrawlDaemon(opts);
     prepareRuntimeDir(opts.runtimeDir);
     await d.refreshAccounts();
@@ -86,7 +87,9 @@ export class TrawlDaemon {
     const list =
       accounts === 'login'
         ? loginAccounts(await getentPasswd())
-        : (await Promise.all(accounts.map(async (uid) => parsePasswd(await getentPasswd(String(uid)))[0]))).filter(Boolean);
+        : (
+            await Promise.all(accounts.map(async (uid) => parsePasswd(await getentPasswd(String(uid)))[0]))
+          ).filter(Boolean);
     for (const a of list) {
       try {
         await this.provision(a.uid, a.gid);
@@ -173,7 +176,9 @@ export class TrawlDaemon {
           });
       }
       if (buffered.length > MAX_LINE) {
-        socket.end(`${JSON.stringify(failure('BAD_REQUEST', `request line longer than ${MAX_LINE} bytes`))}\n`);
+        socket.end(
+          `${JSON.stringify(failure('BAD_REQUEST', `request line longer than ${MAX_LINE} bytes`))}\n`,
+        );
         socket.destroy();
       }
     });
@@ -191,11 +196,13 @@ export class TrawlDaemon {
     const rawId = (raw as { id?: unknown } | null)?.id;
     const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? rawId : undefined;
     const withId = (r: Result<unknown>): DaemonResponse => (id === undefined ? r : { id, ...r });
-    if (!env.success) return withId(failure('BAD_REQUEST', 'a request is {"id"?, "method", "params"?} and nothing else'));
+    if (!env.success)
+      return withId(failure('BAD_REQUEST', 'a request is {"id"?, "method", "params"?} and nothing else'));
     const method = env.data.method;
     const isUser = (USER_METHODS as readonly string[]).includes(method);
     const isAdmin = (ADMIN_METHODS as readonly string[]).includes(method);
-    if (!isUser && !isAdmin) return withId(failure('UNKNOWN_METHOD', `unknown method: ${method.slice(0, 100)}`));
+    if (!isUser && !isAdmin)
+      return withId(failure('UNKNOWN_METHOD', `unknown method: ${method.slice(0, 100)}`));
     if (isAdmin && uid !== 0) return withId(failure('FORBIDDEN', `${method} is for root only`));
     const checked = validateRequest(method, env.data.params);
     if (!checked.ok) return withId(checked);
@@ -206,7 +213,10 @@ export class TrawlDaemon {
       return withId(failure('UNAUTHORIZED', `uid ${uid}: ${(e as Error).message}`));
     }
     try {
-      return withId({ ok: true, value: this.call(method as DaemonMethod, checked.request, user, uid) ?? null });
+      return withId({
+        ok: true,
+        value: this.call(method as DaemonMethod, checked.request, user, uid) ?? null,
+      });
     } catch (e) {
       return withId({ ok: false, error: toRpcError(e) });
     }
@@ -235,7 +245,9 @@ export class TrawlDaemon {
       }
       case 'startCrawl': {
         const r = req as { sourceId?: number; mode?: 'full' | 'incremental' };
-        service.crawl({ sourceId: r.sourceId, mode: r.mode }).catch((e: unknown) => this.opts.log?.(`crawl failed: ${(e as Error).message}`));
+        service
+          .crawl({ sourceId: r.sourceId, mode: r.mode })
+          .catch((e: unknown) => this.opts.log?.(`crawl failed: ${(e as Error).message}`));
         return null;
       }
     }
@@ -267,13 +279,17 @@ export function trimmedStatus(service: TrawlService, user: CurrentUser): IndexSt
   const ids = JSON.stringify(visibleAclIds(db, user.principals));
   const counts = new Map<number, { n: number; f: number }>();
   for (const r of db
-    .prepare(`SELECT source_id AS s, count(*) AS n, sum(status = 'failed') AS f FROM documents WHERE ${visible} GROUP BY source_id`)
+    .prepare(
+      `SELECT source_id AS s, count(*) AS n, sum(status = 'failed') AS f FROM documents WHERE ${visible} GROUP BY source_id`,
+    )
     .all(ids) as { s: number; n: number; f: number | null }[]) {
     counts.set(r.s, { n: r.n, f: r.f ?? 0 });
   }
   const byType = new Map<number, { ext: string; count: number }[]>();
   for (const r of db
-    .prepare(`SELECT source_id AS s, ext, count(*) AS count FROM documents WHERE ${visible} GROUP BY source_id, ext ORDER BY count DESC`)
+    .prepare(
+      `SELECT source_id AS s, ext, count(*) AS count FROM documents WHERE ${visible} GROUP BY source_id, ext ORDER BY count DESC`,
+    )
     .all(ids) as { s: number; ext: string; count: number }[]) {
     const list = byType.get(r.s) ?? [];
     if (list.length < 20) list.push({ ext: r.ext, count: r.count });
@@ -297,5 +313,11 @@ export function trimmedStatus(service: TrawlService, user: CurrentUser): IndexSt
       },
     });
   }
-  return { dataDir: '', documents: sources.reduce((n, s) => n + s.stats.documents, 0), indexBytes: 0, sources, running: [] };
+  return {
+    dataDir: '',
+    documents: sources.reduce((n, s) => n + s.stats.documents, 0),
+    indexBytes: 0,
+    sources,
+    running: [],
+  };
 }

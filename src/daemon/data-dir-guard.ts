@@ -12,7 +12,8 @@ export function secureDataDir(dir: string): void {
   const st = fs.lstatSync(dir);
   const me = process.getuid?.();
   if (!st.isDirectory()) throw new Error(`${dir} is not a folder`);
-  if (me !== undefined && st.uid !== me) throw new Error(`${dir} belongs to uid ${st.uid}, not to the daemon's uid ${me}`);
+  if (me !== undefined && st.uid !== me)
+    throw new Error(`${dir} belongs to uid ${st.uid}, not to the daemon's uid ${me}`);
   const walk = (d: string): void => {
     fs.chmodSync(d, 0o700);
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {

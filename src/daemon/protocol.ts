@@ -13,7 +13,14 @@ import { z } from 'zod';
 import type { MethodName } from '../shared/contract.js';
 
 /** Methods every user may call; each is answered trimmed to the caller. */
-export const USER_METHODS = ['search', 'preview', 'suggest', 'whoami', 'status', 'openItem'] as const satisfies readonly MethodName[];
+export const USER_METHODS = [
+  'search',
+  'preview',
+  'suggest',
+  'whoami',
+  'status',
+  'openItem',
+] as const satisfies readonly MethodName[];
 
 /** Methods only root's socket answers. */
 export const ADMIN_METHODS = ['startCrawl'] as const satisfies readonly MethodName[];

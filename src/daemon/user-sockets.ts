@@ -48,7 +48,8 @@ function ensureOwnDir(dir: string, mode: number): void {
   }
   const st = fs.lstatSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} exists and is not a folder`);
-  if (st.uid !== myUid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to the daemon's uid ${myUid()}: remove it first`);
+  if (st.uid !== myUid())
+    throw new Error(`${dir} belongs to uid ${st.uid}, not to the daemon's uid ${myUid()}: remove it first`);
   fs.chmodSync(dir, mode);
 }
 
@@ -83,7 +84,9 @@ export function restrictSocket(socketPath: string, uid: number, gid: number): vo
 
 function setfacl(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('setfacl', args, (err, _out, stderr) => (err ? reject(new Error(`setfacl ${args.join(' ')}: ${stderr || err.message}`)) : resolve()));
+    execFile('setfacl', args, (err, _out, stderr) =>
+      err ? reject(new Error(`setfacl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(),
+    );
   });
 }
 
@@ -133,8 +136,11 @@ export function loginAccounts(passwd: string, range: [number, number] = loginUid
 /** `getent passwd` (all accounts NSS enumerates), or with a key, one account. */
 export function getentPasswd(key?: string): Promise<string> {
   return new Promise((resolve) => {
-    execFile('getent', key ? ['passwd', key] : ['passwd'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, out) =>
-      resolve(err ? '' : out),
+    execFile(
+      'getent',
+      key ? ['passwd', key] : ['passwd'],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (err, out) => resolve(err ? '' : out),
     );
   });
 }

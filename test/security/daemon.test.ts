@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDaemon, DaemonClient, resolveDaemonSocket } from '../../src/daemon/daemon-client.js';
 import { TrawlDaemon } from '../../src/daemon/daemon.js';
 import { MAX_LINE } from '../../src/daemon/protocol.js';
-import { loginAccounts, loginUidRange, parsePasswd, prepareRuntimeDir, userSocketPath } from '../../src/daemon/user-sockets.js';
+import {
+  loginAccounts,
+  loginUidRange,
+  parsePasswd,
+  prepareRuntimeDir,
+  userSocketPath,
+} from '../../src/daemon/user-sockets.js';
 import { createEngine } from '../../src/main/core/engine.js';
 import type { SearchResponse } from '../../src/main/core/api-types.js';
 import { posixSecurity } from '../../src/main/core/security/platform-security.js';
@@ -41,16 +47,33 @@ describe('where trawl looks for a daemon', () => {
 
   it('uses --daemon, then TRAWL_DAEMON, then the system socket when there is no local index', () => {
     fs.mkdirSync(path.join(tmp, 'rt/users/1001'), { recursive: true });
-    expect(resolveDaemonSocket({ flag: path.join(tmp, 'rt'), env: {}, dataDir, uid: 1001 })).toBe(path.join(tmp, 'rt/users/1001/trawl.sock'));
-    expect(resolveDaemonSocket({ flag: '/x/y.sock', env: { TRAWL_DAEMON: '/other' }, dataDir, uid: 1001 })).toBe('/x/y.sock');
+    expect(resolveDaemonSocket({ flag: path.join(tmp, 'rt'), env: {}, dataDir, uid: 1001 })).toBe(
+      path.join(tmp, 'rt/users/1001/trawl.sock'),
+    );
+    expect(
+      resolveDaemonSocket({ flag: '/x/y.sock', env: { TRAWL_DAEMON: '/other' }, dataDir, uid: 1001 }),
+    ).toBe('/x/y.sock');
     expect(resolveDaemonSocket({ env: { TRAWL_DAEMON: '/x/y.sock' }, dataDir, uid: 1001 })).toBe('/x/y.sock');
-    expect(resolveDaemonSocket({ env: { TRAWL_DAEMON: 'off' }, dataDir, uid: 1001, defaultRuntimeDir: path.join(tmp, 'rt') })).toBeNull();
+    expect(
+      resolveDaemonSocket({
+        env: { TRAWL_DAEMON: 'off' },
+        dataDir,
+        uid: 1001,
+        defaultRuntimeDir: path.join(tmp, 'rt'),
+      }),
+    ).toBeNull();
     fs.writeFileSync(path.join(tmp, 'rt/users/1001/trawl.sock'), '');
-    expect(resolveDaemonSocket({ env: {}, dataDir, uid: 1001, defaultRuntimeDir: path.join(tmp, 'rt') })).toBe(path.join(tmp, 'rt/users/1001/trawl.sock'));
-    expect(resolveDaemonSocket({ env: {}, dataDir, uid: 1002, defaultRuntimeDir: path.join(tmp, 'rt') })).toBeNull();
+    expect(
+      resolveDaemonSocket({ env: {}, dataDir, uid: 1001, defaultRuntimeDir: path.join(tmp, 'rt') }),
+    ).toBe(path.join(tmp, 'rt/users/1001/trawl.sock'));
+    expect(
+      resolveDaemonSocket({ env: {}, dataDir, uid: 1002, defaultRuntimeDir: path.join(tmp, 'rt') }),
+    ).toBeNull();
     fs.mkdirSync(dataDir);
     fs.writeFileSync(path.join(dataDir, 'index.sqlite'), '');
-    expect(resolveDaemonSocket({ env: {}, dataDir, uid: 1001, defaultRuntimeDir: path.join(tmp, 'rt') })).toBeNull();
+    expect(
+      resolveDaemonSocket({ env: {}, dataDir, uid: 1001, defaultRuntimeDir: path.join(tmp, 'rt') }),
+    ).toBeNull();
   });
 });
 
@@ -71,7 +94,13 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
     service.addSource({ startAddresses: [path.join(tmp, 'tree')] });
     await service.crawl({ mode: 'full' });
     runtimeDir = path.join(tmp, 'run');
-    daemon = await TrawlDaemon.start({ service, userFromUid: security.userFromUid, runtimeDir, accounts: [me], requestPollMs: 0 });
+    daemon = await TrawlDaemon.start({
+      service,
+      userFromUid: security.userFromUid,
+      runtimeDir,
+      accounts: [me],
+      requestPollMs: 0,
+    });
   });
 
   afterAll(async () => {
@@ -117,7 +146,10 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
     sock.setEncoding('utf8').on('data', (d: string) => (got += d));
     sock.write('{"method": "search"\n[1,2]\n');
     await new Promise((r) => setTimeout(r, 200));
-    const answers = got.trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; error: { code: string } });
+    const answers = got
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ok: boolean; error: { code: string } });
     expect(answers.map((a) => a.error.code)).toEqual(['BAD_REQUEST', 'BAD_REQUEST']);
     const closed = new Promise((r) => sock.once('close', r));
     sock.write('x'.repeat(MAX_LINE + 10));

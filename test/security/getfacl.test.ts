@@ -14,13 +14,21 @@ function hasSetfacl(): boolean {
   }
 }
 const available = hasSetfacl();
-if (!available && process.env.CI === 'true') throw new Error('CI: setfacl/getfacl (package acl) must be installed');
+if (!available && process.env.CI === 'true')
+  throw new Error('CI: setfacl/getfacl (package acl) must be installed');
 
 describe('parseGetfacl (recorded output of getfacl --skip-base --absolute-names --numeric --no-effective)', () => {
-  const parsed = parseGetfacl(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/getfacl-skip-base.txt'), 'utf8'));
+  const parsed = parseGetfacl(
+    fs.readFileSync(path.join(import.meta.dirname, 'fixtures/getfacl-skip-base.txt'), 'utf8'),
+  );
 
   it('reads named users, named groups, the owning group entry and the mask', () => {
-    expect(parsed.get('/tmp/facltest/a')).toEqual({ users: [[1002, 4]], groupObj: 4, groups: [[1004, 6]], mask: 6 });
+    expect(parsed.get('/tmp/facltest/a')).toEqual({
+      users: [[1002, 4]],
+      groupObj: 4,
+      groups: [[1004, 6]],
+      mask: 6,
+    });
   });
 
   it('unescapes control characters and backslashes in names and keeps UTF-8 names', () => {

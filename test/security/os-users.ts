@@ -63,9 +63,22 @@ export function readableAs(user: string, files: readonly string[]): Set<string> 
   const out = new Set<string>();
   for (let i = 0; i < files.length; i += 500) {
     const part = files.slice(i, i + 500);
-    const r = spawnSync('runuser', ['-u', user, '--', 'sh', '-c', 'for f in "$@"; do test -r "$f" && printf "%s\\0" "$f"; done; exit 0', 'sh', ...part], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'runuser',
+      [
+        '-u',
+        user,
+        '--',
+        'sh',
+        '-c',
+        'for f in "$@"; do test -r "$f" && printf "%s\\0" "$f"; done; exit 0',
+        'sh',
+        ...part,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`runuser ${user}: ${r.stderr}`);
     for (const f of r.stdout.split('\0')) if (f) out.add(f);
   }
@@ -74,7 +87,10 @@ export function readableAs(user: string, files: readonly string[]): Set<string> 
 
 /** Whether `user` can read the repository (the CLI runs from it through tsx). */
 export function repoReadableBy(user: string, repo: string): boolean {
-  return spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'node_modules/tsx/package.json')]).status === 0;
+  return (
+    spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'node_modules/tsx/package.json')])
+      .status === 0
+  );
 }
 
 /** A temp folder every user can enter (mkdtemp makes 0700). */

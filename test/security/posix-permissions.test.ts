@@ -81,10 +81,15 @@ describe('POSIX permissions as ranked allow/deny entries', () => {
 
   it('a file below folders: read on the file and search on every folder, after storage in the index', () => {
     fc.assert(
-      fc.property(obj, fc.array(obj, { maxLength: 4 }), fc.array(subject, { minLength: 1, maxLength: 4 }), (file, folders, subjects) => {
-        const desc = stored(posixReadDescriptor(file, folders));
-        for (const s of subjects) expect(canRead(desc, principalsOf(s))).toBe(expected(file, folders, s));
-      }),
+      fc.property(
+        obj,
+        fc.array(obj, { maxLength: 4 }),
+        fc.array(subject, { minLength: 1, maxLength: 4 }),
+        (file, folders, subjects) => {
+          const desc = stored(posixReadDescriptor(file, folders));
+          for (const s of subjects) expect(canRead(desc, principalsOf(s))).toBe(expected(file, folders, s));
+        },
+      ),
       { numRuns: 3000 },
     );
     writer.flush();
@@ -111,12 +116,23 @@ describe('POSIX permissions as ranked allow/deny entries', () => {
     const d3 = posixReadDescriptor({ mode: 0o644, uid: 1, gid: 10 }, [{ mode: 0o700, uid: 1, gid: 10 }]);
     expect([canRead(d3, alice), canRead(d3, carol), canRead(d3, bob)]).toEqual([true, false, false]);
     // A world-readable file in world-searchable folders carries no descriptor at all.
-    expect(posixReadDescriptor({ mode: 0o644, uid: 1, gid: 10 }, [{ mode: 0o755, uid: 0, gid: 0 }, { mode: 0o711, uid: 1, gid: 10 }])).toBeNull();
+    expect(
+      posixReadDescriptor({ mode: 0o644, uid: 1, gid: 10 }, [
+        { mode: 0o755, uid: 0, gid: 0 },
+        { mode: 0o711, uid: 1, gid: 10 },
+      ]),
+    ).toBeNull();
   });
 
   it('equal permissions give equal descriptors, so thousands of files share a handful of ACLs', () => {
-    const a = posixReadDescriptor({ mode: 0o640, uid: 1, gid: 10 }, [{ mode: 0o755, uid: 0, gid: 0 }, { mode: 0o750, uid: 1, gid: 10 }]);
-    const b = posixReadDescriptor({ mode: 0o640, uid: 1, gid: 10 }, [{ mode: 0o755, uid: 0, gid: 0 }, { mode: 0o750, uid: 1, gid: 10 }]);
+    const a = posixReadDescriptor({ mode: 0o640, uid: 1, gid: 10 }, [
+      { mode: 0o755, uid: 0, gid: 0 },
+      { mode: 0o750, uid: 1, gid: 10 },
+    ]);
+    const b = posixReadDescriptor({ mode: 0o640, uid: 1, gid: 10 }, [
+      { mode: 0o755, uid: 0, gid: 0 },
+      { mode: 0o750, uid: 1, gid: 10 },
+    ]);
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     expect(writer.aclId(a)).toBe(writer.aclId(b));
   });

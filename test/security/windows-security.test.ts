@@ -9,7 +9,8 @@ import { canRead } from '../../src/main/core/security/acl-eval.js';
 import { parseWhoami, windowsUser } from '../../src/main/core/security/current-user.js';
 import { parseIcaclsSave, sddlToDescriptor } from '../../src/main/core/security/windows-acl.js';
 
-const fixture = (name: string): Buffer => fs.readFileSync(path.join(import.meta.dirname, 'fixtures/windows', name));
+const fixture = (name: string): Buffer =>
+  fs.readFileSync(path.join(import.meta.dirname, 'fixtures/windows', name));
 const ALICE = 'S-1-5-21-3623811015-3361044348-30300820-1013';
 const SALES = 'S-1-5-21-1111111111-2222222222-3333333333-1104';
 
@@ -31,7 +32,17 @@ describe('whoami /user /groups', () => {
     const u = windowsUser(csv);
     expect(u.user).toBe('alice');
     expect(u.id).toBe(ALICE);
-    expect(u.principals).toEqual(expect.arrayContaining(['everyone', ALICE, 'S-1-5-32-545', 'S-1-5-11', SALES, 'sddl:DU', 'denyonly:S-1-5-32-544']));
+    expect(u.principals).toEqual(
+      expect.arrayContaining([
+        'everyone',
+        ALICE,
+        'S-1-5-32-545',
+        'S-1-5-11',
+        SALES,
+        'sddl:DU',
+        'denyonly:S-1-5-32-544',
+      ]),
+    );
     expect(u.principals).not.toContain('S-1-5-32-544');
     expect(u.principals.some((p) => p.startsWith('S-1-16-') || p.startsWith('S-1-5-5-'))).toBe(false);
     expect(u.display).toBe('Searching as alice · groups: Users, Domain Users, sales');
@@ -44,7 +55,12 @@ describe('whoami /user /groups', () => {
 
 describe('NTFS DACLs (SDDL) as descriptors', () => {
   const alice = new Set(windowsUser(parseWhoami(fixture('whoami-csv.txt').toString('utf8'))).principals);
-  const bob = new Set(['everyone', 'S-1-5-21-3623811015-3361044348-30300820-1014', 'S-1-5-32-545', 'S-1-5-11']);
+  const bob = new Set([
+    'everyone',
+    'S-1-5-21-3623811015-3361044348-30300820-1014',
+    'S-1-5-32-545',
+    'S-1-5-11',
+  ]);
   const saved = parseIcaclsSave(fixture('icacls-save.txt'));
 
   it('parses icacls /save output (UTF-16LE name/SDDL pairs)', () => {
@@ -94,6 +110,8 @@ describe('NTFS DACLs (SDDL) as descriptors', () => {
   });
 
   it('gives equal DACLs that differ only in the order of allows the same descriptor', () => {
-    expect(sddlToDescriptor(`D:(A;;FA;;;SY)(A;;FR;;;${ALICE})`)).toEqual(sddlToDescriptor(`D:(A;;FR;;;${ALICE})(A;;FA;;;SY)`));
+    expect(sddlToDescriptor(`D:(A;;FA;;;SY)(A;;FR;;;${ALICE})`)).toEqual(
+      sddlToDescriptor(`D:(A;;FR;;;${ALICE})(A;;FA;;;SY)`),
+    );
   });
 });

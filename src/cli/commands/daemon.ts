@@ -21,20 +21,26 @@ export const daemonCommand: Command = {
       false,
     );
     const minutes = values['crawl-interval'] ? Number(values['crawl-interval']) : 15;
-    if (!Number.isFinite(minutes) || minutes < 0) throw new UsageError('--crawl-interval is minutes, 0 to disable');
+    if (!Number.isFinite(minutes) || minutes < 0)
+      throw new UsageError('--crawl-interval is minutes, 0 to disable');
     let accounts: 'login' | number[] = 'login';
     if (values.users) {
       accounts = values.users.split(',').map((s) => Number(s.trim()));
-      if (accounts.some((u) => !Number.isInteger(u) || u < 0)) throw new UsageError('--users is a comma-separated list of uids');
+      if (accounts.some((u) => !Number.isInteger(u) || u < 0))
+        throw new UsageError('--users is a comma-separated list of uids');
     }
-    if (process.platform === 'win32') throw new Error('trawl daemon is not available on Windows yet (see docs/SECURITY.md)');
+    if (process.platform === 'win32')
+      throw new Error('trawl daemon is not available on Windows yet (see docs/SECURITY.md)');
     const { DEFAULT_RUNTIME_DIR } = await import('../../daemon/user-sockets.js');
     const { secureDataDir } = await import('../../daemon/data-dir-guard.js');
     const { TrawlDaemon } = await import('../../daemon/daemon.js');
     const { posixSecurity } = await import('../../main/core/security/platform-security.js');
     const { createEngine } = await import('../../main/core/engine.js');
 
-    if (process.getuid?.() !== 0) io.err('trawl daemon: not running as root: user sockets need setfacl, and only readable files get indexed');
+    if (process.getuid?.() !== 0)
+      io.err(
+        'trawl daemon: not running as root: user sockets need setfacl, and only readable files get indexed',
+      );
     process.umask(0o077);
     secureDataDir(dataDir);
     const security = posixSecurity();
@@ -43,23 +49,35 @@ export const daemonCommand: Command = {
     const log = (line: string): void => io.err(`${new Date().toISOString()} ${line}`);
     let daemon: import('../../daemon/daemon.js').TrawlDaemon;
     try {
-      daemon = await TrawlDaemon.start({ service, userFromUid: security.userFromUid, runtimeDir, accounts, log });
+      daemon = await TrawlDaemon.start({
+        service,
+        userFromUid: security.userFromUid,
+        runtimeDir,
+        accounts,
+        log,
+      });
     } catch (e) {
       await service.close();
       throw e;
     }
-    log(`trawl daemon: data ${dataDir}, sockets ${runtimeDir}/users/<uid>/ for uids ${daemon.users().join(', ')}`);
+    log(
+      `trawl daemon: data ${dataDir}, sockets ${runtimeDir}/users/<uid>/ for uids ${daemon.users().join(', ')}`,
+    );
 
     const crawl = async (): Promise<void> => {
       security.fileCapture.invalidate();
       try {
         const records = await service.crawl({ mode: 'incremental' });
-        for (const r of records) log(`crawl of source ${r.sourceId} ${r.status}: added ${r.counts.added}, updated ${r.counts.updated}, deleted ${r.counts.deleted}, failed ${r.counts.failed}`);
+        for (const r of records)
+          log(
+            `crawl of source ${r.sourceId} ${r.status}: added ${r.counts.added}, updated ${r.counts.updated}, deleted ${r.counts.deleted}, failed ${r.counts.failed}`,
+          );
       } catch (e) {
         log(`crawl failed: ${(e as Error).message}`);
       }
     };
-    const timer = minutes > 0 && !values['no-crawl'] ? setInterval(() => void crawl(), minutes * 60_000) : null;
+    const timer =
+      minutes > 0 && !values['no-crawl'] ? setInterval(() => void crawl(), minutes * 60_000) : null;
     if (!values['no-crawl']) void crawl();
     const onHup = (): void => void daemon.refreshAccounts();
     process.on('SIGHUP', onHup);

@@ -17,7 +17,11 @@ export const whoamiCommand: Command = {
   summary: 'the user and groups searches are trimmed to',
   usage: 'whoami [--json] [--daemon PATH]',
   async run({ args, dataDir, io }) {
-    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, daemon: { type: 'string' } }, false);
+    const { values } = parseCommandArgs(
+      args,
+      { json: { type: 'boolean' }, daemon: { type: 'string' } },
+      false,
+    );
     const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
     const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
     let user: CurrentUser;

@@ -33,7 +33,10 @@ export const DENY_ONLY_PREFIX = 'denyonly:';
  * `denyonly:` principal). A missing descriptor means visible to everyone; an empty one, to nobody.
  * {@link SUPERUSER} reads everything.
  */
-export function canRead(descriptor: SecurityDescriptor | null | undefined, principals: ReadonlySet<Principal>): boolean {
+export function canRead(
+  descriptor: SecurityDescriptor | null | undefined,
+  principals: ReadonlySet<Principal>,
+): boolean {
   if (!descriptor) return true;
   if (principals.has(SUPERUSER)) return true;
   const entries = descriptor.entries as RankedAccessEntry[];
@@ -70,7 +73,9 @@ export function canRead(descriptor: SecurityDescriptor | null | undefined, princ
 export function visibleAclIds(db: Db, principals: readonly Principal[]): number[] {
   const set = new Set(principals);
   const out: number[] = [];
-  for (const row of db.prepare('SELECT id, descriptor FROM acls').raw().iterate() as IterableIterator<[number, string]>) {
+  for (const row of db.prepare('SELECT id, descriptor FROM acls').raw().iterate() as IterableIterator<
+    [number, string]
+  >) {
     let desc = parsed.get(row[1]);
     if (!desc) {
       if (parsed.size > 10_000) parsed.clear();

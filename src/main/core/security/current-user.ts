@@ -25,7 +25,8 @@ export function parseIdOutput(text: string): PosixIdentity {
   const groups: { gid: number; name: string | null }[] = [{ gid: Number(m[3]), name: m[4] ?? null }];
   for (const g of (m[5] ?? '').split(',')) {
     const gm = /^(\d+)(?:\(([^)]*)\))?$/.exec(g);
-    if (gm && !groups.some((x) => x.gid === Number(gm[1]))) groups.push({ gid: Number(gm[1]), name: gm[2] ?? null });
+    if (gm && !groups.some((x) => x.gid === Number(gm[1])))
+      groups.push({ gid: Number(gm[1]), name: gm[2] ?? null });
   }
   return { uid: Number(m[1]), user: m[2] ?? String(m[1]), groups };
 }
@@ -53,7 +54,9 @@ const C_ENV = { ...process.env, LC_ALL: 'C' };
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { env: C_ENV, encoding: 'utf8', timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(cmd, args, { env: C_ENV, encoding: 'utf8', timeout: 10_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
   });
 }
 
@@ -83,12 +86,15 @@ export function processIdentity(): PosixIdentity {
   const info = os.userInfo();
   let id: PosixIdentity;
   try {
-    id = parseIdOutput(execFileSync('id', ['--', info.username], { env: C_ENV, encoding: 'utf8', timeout: 10_000 }));
+    id = parseIdOutput(
+      execFileSync('id', ['--', info.username], { env: C_ENV, encoding: 'utf8', timeout: 10_000 }),
+    );
     if (id.uid !== info.uid) throw new Error('uid mismatch');
   } catch {
     id = { uid: info.uid, user: info.username, groups: [{ gid: info.gid, name: null }] };
   }
-  for (const gid of process.getgroups?.() ?? []) if (!id.groups.some((g) => g.gid === gid)) id.groups.push({ gid, name: null });
+  for (const gid of process.getgroups?.() ?? [])
+    if (!id.groups.some((g) => g.gid === gid)) id.groups.push({ gid, name: null });
   return id;
 }
 
@@ -180,11 +186,13 @@ function parseWhoamiTable(lines: string[]): WindowsIdentity {
     const re = /=+/g;
     let m: RegExpExecArray | null;
     while ((m = re.exec(lines[i]))) cols.push([m.index, m.index + m[0].length]);
-    const cut = (l: string, c: number): string => l.slice(cols[c][0], c + 1 < cols.length ? cols[c + 1][0] : undefined).trim();
+    const cut = (l: string, c: number): string =>
+      l.slice(cols[c][0], c + 1 < cols.length ? cols[c + 1][0] : undefined).trim();
     for (let j = i + 1; j < lines.length && lines[j].trim(); j++) {
       const l = lines[j];
       if (cols.length === 2) user = { user: cut(l, 0), sid: cut(l, 1) };
-      else if (cols.length >= 4) groups.push({ name: cut(l, 0), type: cut(l, 1), sid: cut(l, 2), attributes: cut(l, 3) });
+      else if (cols.length >= 4)
+        groups.push({ name: cut(l, 0), type: cut(l, 1), sid: cut(l, 2), attributes: cut(l, 3) });
     }
   }
   if (!user || !/^S-1-/.test(user.sid)) throw new Error('whoami: no user SID in the output');
@@ -192,7 +200,18 @@ function parseWhoamiTable(lines: string[]): WindowsIdentity {
 }
 
 /** Domain-relative RIDs that SDDL abbreviates (`DA` = Domain Admins…), see windows-acl.ts. */
-const DOMAIN_ALIASES: Record<number, string> = { 512: 'DA', 513: 'DU', 514: 'DG', 515: 'DC', 516: 'DD', 517: 'CA', 518: 'SA', 519: 'EA', 520: 'PA', 553: 'RS' };
+const DOMAIN_ALIASES: Record<number, string> = {
+  512: 'DA',
+  513: 'DU',
+  514: 'DG',
+  515: 'DC',
+  516: 'DD',
+  517: 'CA',
+  518: 'SA',
+  519: 'EA',
+  520: 'PA',
+  553: 'RS',
+};
 
 /**
  * The principals of a Windows token: `everyone`, the user SID and every enabled group SID. Groups
@@ -207,8 +226,10 @@ export function windowsUser(id: WindowsIdentity, extend?: PrincipalExtender): Cu
     const denyOnly = /deny only/i.test(g.attributes);
     principals.push(denyOnly ? `denyonly:${g.sid}` : g.sid);
     const rid = /^S-1-5-21-\d+-\d+-\d+-(\d+)$/.exec(g.sid);
-    if (rid && DOMAIN_ALIASES[Number(rid[1])] && !denyOnly) principals.push(`sddl:${DOMAIN_ALIASES[Number(rid[1])]}`);
-    if (!denyOnly && /^(group|alias)$/i.test(g.type)) shown.push({ id: g.sid, name: g.name.replace(/^.*\\/, '') });
+    if (rid && DOMAIN_ALIASES[Number(rid[1])] && !denyOnly)
+      principals.push(`sddl:${DOMAIN_ALIASES[Number(rid[1])]}`);
+    if (!denyOnly && /^(group|alias)$/i.test(g.type))
+      shown.push({ id: g.sid, name: g.name.replace(/^.*\\/, '') });
   }
   const name = id.user.replace(/^.*\\/, '');
   const user: CurrentUser = {
@@ -224,5 +245,11 @@ export function windowsUser(id: WindowsIdentity, extend?: PrincipalExtender): Cu
 
 /** The Windows identity of this process, from `whoami /user /groups /fo csv`. */
 export function processWindowsIdentity(): WindowsIdentity {
-  return parseWhoami(execFileSync('whoami', ['/user', '/groups', '/fo', 'csv'], { encoding: 'utf8', timeout: 15_000, windowsHide: true }));
+  return parseWhoami(
+    execFileSync('whoami', ['/user', '/groups', '/fo', 'csv'], {
+      encoding: 'utf8',
+      timeout: 15_000,
+      windowsHide: true,
+    }),
+  );
 }

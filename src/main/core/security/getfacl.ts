@@ -46,7 +46,9 @@ export function parseGetfacl(out: string): Map<string, PosixAcl> {
 }
 
 function unescapeName(s: string): string {
-  return s.replace(/\\(\\|[0-7]{3})/g, (_, g: string) => (g === '\\' ? '\\' : String.fromCharCode(parseInt(g, 8))));
+  return s.replace(/\\(\\|[0-7]{3})/g, (_, g: string) =>
+    g === '\\' ? '\\' : String.fromCharCode(parseInt(g, 8)),
+  );
 }
 
 /** Options for {@link AclStore}. */
@@ -109,7 +111,8 @@ export class AclStore {
   lookup(p: string, ctimeMs: number, recentMs = 0): PosixAcl | null | undefined {
     const now = Date.now();
     const single = this.singles.get(p);
-    if (single && !single.pending && (ctimeMs < single.at - this.slackMs || now - single.at < recentMs)) return this.acls.get(p) ?? null;
+    if (single && !single.pending && (ctimeMs < single.at - this.slackMs || now - single.at < recentMs))
+      return this.acls.get(p) ?? null;
     for (let cur = p; ; cur = path.dirname(cur)) {
       const at = this.snapshots.get(cur);
       if (at !== undefined && ctimeMs < at - this.slackMs) return this.acls.get(p) ?? null;
@@ -133,7 +136,8 @@ export class AclStore {
   snapshotSync(dir: string): void {
     const at = Date.now();
     const out = this.execSync(['-R', '--physical', ...BASE_ARGS, '--', dir]);
-    for (const key of [...this.acls.keys()]) if (key === dir || key.startsWith(dir.endsWith('/') ? dir : `${dir}/`)) this.acls.delete(key);
+    for (const key of [...this.acls.keys()])
+      if (key === dir || key.startsWith(dir.endsWith('/') ? dir : `${dir}/`)) this.acls.delete(key);
     this.record(out, []);
     this.snapshots.set(dir, at);
     this.singles.set(dir, { at });
@@ -232,7 +236,12 @@ export class AclStore {
     if (this.unavailable) return '';
     this.processes++;
     try {
-      return execFileSync(this.command, args, { env: ENV, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+      return execFileSync(this.command, args, {
+        env: ENV,
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { stdout?: string };
       if (this.failed(err.code)) return '';
@@ -245,10 +254,15 @@ export class AclStore {
     if (this.unavailable) return Promise.resolve('');
     this.processes++;
     return new Promise((resolve) => {
-      execFile(this.command, args, { env: ENV, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => {
-        if (err && this.failed((err as NodeJS.ErrnoException).code)) resolve('');
-        else resolve(stdout);
-      });
+      execFile(
+        this.command,
+        args,
+        { env: ENV, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+        (err, stdout) => {
+          if (err && this.failed((err as NodeJS.ErrnoException).code)) resolve('');
+          else resolve(stdout);
+        },
+      );
     });
   }
 }

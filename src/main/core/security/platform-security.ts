@@ -1,5 +1,11 @@
 import { PosixFileCapture, type PosixCaptureOptions } from './posix-security.js';
-import { PosixUserDirectory, posixUser, processIdentity, processWindowsIdentity, windowsUser } from './current-user.js';
+import {
+  PosixUserDirectory,
+  posixUser,
+  processIdentity,
+  processWindowsIdentity,
+  windowsUser,
+} from './current-user.js';
 import type { CurrentUser, PrincipalExtender, SecurityProvider } from './security-provider.js';
 import { WindowsFileCapture } from './windows-acl.js';
 

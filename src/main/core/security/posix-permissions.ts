@@ -92,7 +92,8 @@ export function posixCheck(obj: PosixObject, bit: number): PosixCheck {
   const groupGrants = new Map<number, boolean>();
   if (acl) {
     const users = [...acl.users].sort((a, b) => a[0] - b[0]);
-    for (const [u, b] of users) if (u !== obj.uid) add((b & acl.mask & bit) !== 0, `uid:${u}`, RANK_NAMED_USER);
+    for (const [u, b] of users)
+      if (u !== obj.uid) add((b & acl.mask & bit) !== 0, `uid:${u}`, RANK_NAMED_USER);
     for (const [g, b] of [[obj.gid, acl.groupObj] as [number, number], ...acl.groups]) {
       groupGrants.set(g, (groupGrants.get(g) ?? false) || (b & acl.mask & bit) !== 0);
     }
@@ -110,18 +111,24 @@ export function posixCheck(obj: PosixObject, bit: number): PosixCheck {
 function minimize(entries: RankedAccessEntry[]): PosixCheck {
   const rank = (e: RankedAccessEntry): number => e.rank ?? 0;
   // A deny matters only if some later (higher-rank) allow could otherwise grant.
-  let kept = entries.filter((e) => e.type === 'allow' || entries.some((a) => a.type === 'allow' && rank(a) > rank(e)));
+  let kept = entries.filter(
+    (e) => e.type === 'allow' || entries.some((a) => a.type === 'allow' && rank(a) > rank(e)),
+  );
   // With everyone allowed last, an earlier allow matters only if a later deny could otherwise apply.
   const everyoneAllowed = kept.some((e) => e.type === 'allow' && e.principal === 'everyone');
   if (everyoneAllowed) {
     kept = kept.filter(
-      (e) => e.type === 'deny' || e.principal === 'everyone' || kept.some((d) => d.type === 'deny' && rank(d) > rank(e)),
+      (e) =>
+        e.type === 'deny' ||
+        e.principal === 'everyone' ||
+        kept.some((d) => d.type === 'deny' && rank(d) > rank(e)),
     );
   }
   if (!kept.some((e) => e.type === 'allow')) return 'never';
   if (kept.length === 1 && kept[0].principal === 'everyone') return 'always';
   // Without denies, precedence is irrelevant: drop ranks so equal grants compare equal.
-  if (!kept.some((e) => e.type === 'deny')) return kept.map((e) => ({ type: e.type, principal: e.principal }));
+  if (!kept.some((e) => e.type === 'deny'))
+    return kept.map((e) => ({ type: e.type, principal: e.principal }));
   return kept.map((e) => (rank(e) === 0 ? { type: e.type, principal: e.principal } : e));
 }
 
@@ -153,6 +160,9 @@ export function combineChecks(checks: readonly PosixCheck[]): SecurityDescriptor
  * The descriptor for reading a file: read on the file and search on every folder on its path
  * (`folders` from the root down, symlink targets' folders included).
  */
-export function posixReadDescriptor(file: PosixObject, folders: readonly PosixObject[]): SecurityDescriptor | null {
+export function posixReadDescriptor(
+  file: PosixObject,
+  folders: readonly PosixObject[],
+): SecurityDescriptor | null {
   return combineChecks([posixCheck(file, R), ...folders.map((f) => posixCheck(f, X))]);
 }

@@ -124,7 +124,10 @@ export class PosixFileCapture implements FileSecurityCapture {
     } catch {
       // Vanished or unreachable: a state of its own, so the key changes when it comes back.
     }
-    const acl = uid < 0 ? null : this.folderAcl(realPath ?? dir, ctimeMs, leaf, entriesChanged ? FOLDER_ACL_RECENT_MS : 0);
+    const acl =
+      uid < 0
+        ? null
+        : this.folderAcl(realPath ?? dir, ctimeMs, leaf, entriesChanged ? FOLDER_ACL_RECENT_MS : 0);
     const own = `${mode.toString(8)}.${uid}.${gid}.${acl ? JSON.stringify(acl) : ''}.${targetFp}|${parentFp}`;
     if (hit && hit.own === own) {
       hit.checkedAt = now;
@@ -170,11 +173,16 @@ export class PosixFileCapture implements FileSecurityCapture {
       chain.unshift({ dir: cur, ctimeMs, recentMs });
       if (path.dirname(cur) === cur) break;
     }
-    const unknown = (c: { dir: string; ctimeMs: number; recentMs: number }): boolean => store.lookup(c.dir, c.ctimeMs, c.recentMs) === undefined;
+    const unknown = (c: { dir: string; ctimeMs: number; recentMs: number }): boolean =>
+      store.lookup(c.dir, c.ctimeMs, c.recentMs) === undefined;
     if (unknown(chain[chain.length - 1])) {
       let root = leaf;
       if (!store.hasSnapshot(leaf)) {
-        for (let p = path.dirname(leaf); p !== path.dirname(p) && p.split('/').filter(Boolean).length >= 2; p = path.dirname(p)) {
+        for (
+          let p = path.dirname(leaf);
+          p !== path.dirname(p) && p.split('/').filter(Boolean).length >= 2;
+          p = path.dirname(p)
+        ) {
           if (store.hasSnapshotBelow(p)) {
             root = p;
             break;

@@ -126,7 +126,11 @@ export function sddlToDescriptor(sddl: string): SecurityDescriptor | null {
   if (entries.length === 1 && entries[0].type === 'allow' && entries[0].principal === 'everyone') return null;
   // Without a deny the order is irrelevant: unranked entries compare equal across orders.
   if (!entries.some((e) => e.type === 'deny')) {
-    return { entries: entries.map((e) => ({ type: e.type, principal: e.principal })).sort((a, b) => (a.principal < b.principal ? -1 : 1)) };
+    return {
+      entries: entries
+        .map((e) => ({ type: e.type, principal: e.principal }))
+        .sort((a, b) => (a.principal < b.principal ? -1 : 1)),
+    };
   }
   return { entries };
 }
@@ -189,7 +193,9 @@ async function icaclsSave(pattern: string): Promise<Map<string, string>> {
   const tmp = path.join(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'trawl-icacls-')), 'acl.txt');
   try {
     await new Promise<void>((resolve) => {
-      execFile('icacls', [pattern, '/save', tmp, '/c', '/q'], { windowsHide: true, timeout: 60_000 }, () => resolve());
+      execFile('icacls', [pattern, '/save', tmp, '/c', '/q'], { windowsHide: true, timeout: 60_000 }, () =>
+        resolve(),
+      );
     });
     return parseIcaclsSave(await fs.promises.readFile(tmp));
   } catch {
