@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAddress } from '../../index/source-store.js';
-import { parseSmbAddress, shareKey, smbclientPath, smbDisplay, smbService, smbUrl } from './smb-address.js';
+import {
+  parseSmbAddress,
+  shareKey,
+  smbclientPath,
+  smbDisplay,
+  smbRuleTarget,
+  smbService,
+  smbUrl,
+} from './smb-address.js';
 
 describe('SMB addresses', () => {
   it('reads both spellings into one location', () => {
@@ -38,5 +46,11 @@ describe('SMB addresses', () => {
     expect(smbclientPath(['a b', '[x]', '.dot', 'Ünï'])).toBe('a b\\[x]\\.dot\\Ünï');
     for (const bad of ['a"b', 'a*', 'q?', 'a\\b', '..', 'tab\there'])
       expect(() => smbclientPath([bad])).toThrow();
+  });
+  it('gives rules fully decoded targets', () => {
+    const url = smbUrl(parseSmbAddress('\\\\h\\s\\$RECYCLE.BIN\\#1, a+b=c;d@e'));
+    expect(decodeURI(url)).toContain('%24RECYCLE.BIN');
+    expect(smbRuleTarget(url)).toBe('smb://h/s/$RECYCLE.BIN/#1, a+b=c;d@e');
+    expect(smbRuleTarget('file:///x')).toBe('file:///x');
   });
 });

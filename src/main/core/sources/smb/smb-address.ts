@@ -103,3 +103,16 @@ export function smbclientPath(path: readonly string[]): string {
 export function smbService(loc: SmbLocation): string {
   return `//${loc.host.includes(':') ? `[${loc.host}]` : loc.host}/${loc.share}`;
 }
+
+/**
+ * How crawl rules should see an SMB URL: `smb://host[:port]/share/a/b` with every segment fully
+ * decoded. (`decodeURI` keeps `%24`, `%23`, `%2C`… encoded, so `**\/$RECYCLE.BIN/**` would not
+ * match `$RECYCLE.BIN`.) Returns the input unchanged when it is not an SMB URL.
+ */
+export function smbRuleTarget(url: string): string {
+  try {
+    return smbDisplay(parseSmbAddress(url), 'url');
+  } catch {
+    return url;
+  }
+}

@@ -73,13 +73,18 @@ function smbSettings(source: ContentSource): SmbSourceSettings {
 
 /**
  * The id of the stored credential for a share: `settings.smb.credentialId`, else the first crawl
- * rule with a `credentialId` whose pattern matches the start address (as the crawl's rules see it:
- * the decoded `smb://` URL), else the first rule with a `credentialId` at all. Null: none.
+ * rule with a `credentialId` whose pattern matches the start address (its decoded `smb://` URL,
+ * as rules see SMB items), else the first rule with a `credentialId` at all. Null: none.
  */
 export function credentialIdFor(source: ContentSource, startUrl: string): string | null {
   const explicit = smbSettings(source).credentialId;
   if (explicit) return explicit;
-  const target = decodeURI(startUrl);
+  let target: string;
+  try {
+    target = smbDisplay(parseSmbAddress(startUrl), 'url');
+  } catch {
+    return null;
+  }
   const withCred = source.rules.filter((r) => r.credentialId);
   for (const r of withCred) {
     let hit: boolean;
