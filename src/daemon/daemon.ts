@@ -15,6 +15,7 @@ import { failure, toRpcError, validateRequest, type Result } from '../shared/rpc
 import { ADMIN_METHODS, MAX_LINE, requestEnvelope, USER_METHODS, type DaemonMethod } from './protocol.js';
 import {
   getentPasswd,
+  listenPrivately,
   loginAccounts,
   parsePasswd,
   prepareRuntimeDir,
@@ -50,6 +51,8 @@ export type DaemonResponse = Result<unknown> & { id?: number };
  */
 export class TrawlDaemon {
   private readonly servers = new Map<number, net.Server>();
+  /** Inode of each socket as created: a user may replace what is in their folder. */
+  private readonly inodes = new Map<number, number>();
   private readonly connections = new Set<net.Socket>();
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   private closed = false;
@@ -101,14 +104,15 @@ export class TrawlDaemon {
 
   /**
    * Make sure `uid` has a listening socket; returns its path. Re-creates it when the user removed
-   * it. Throws when the uid has no account.
+   * or replaced it. Throws when the uid has no account.
    */
   async provision(uid: number, gid?: number): Promise<string> {
     const socketPath = this.socketPath(uid);
     const existing = this.servers.get(uid);
-    if (existing && fs.existsSync(socketPath)) return socketPath;
+    if (existing && this.isOurSocket(uid)) return socketPath;
     if (existing) await closeServer(existing);
     this.servers.delete(uid);
+    this.inodes.delete(uid);
     if (gid === undefined) {
       const account = parsePasswd(await getentPasswd(String(uid)))[0];
       if (!account || account.uid !== uid) throw new Error(`no account with uid ${uid}`);
@@ -116,17 +120,22 @@ export class TrawlDaemon {
     }
     await provisionUserDir(this.opts.runtimeDir, uid, gid);
     const server = net.createServer((socket) => this.serve(uid, socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenPrivately(server, socketPath);
     restrictSocket(socketPath, uid, gid);
     this.servers.set(uid, server);
+    this.inodes.set(uid, fs.lstatSync(socketPath).ino);
     this.opts.log?.(`listening for uid ${uid} on ${socketPath}`);
     return socketPath;
+  }
+
+  /** Whether `uid`'s socket path still is the socket this daemon created. */
+  private isOurSocket(uid: number): boolean {
+    try {
+      const st = fs.lstatSync(this.socketPath(uid));
+      return st.isSocket() && st.ino === this.inodes.get(uid);
+    } catch {
+      return false;
+    }
   }
 
   /** Give a socket to the owner of each file dropped in `requests/`. */

@@ -11,6 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import type net from 'node:net';
 import path from 'node:path';
 import { SOCKET_NAME } from './protocol.js';
 
@@ -54,32 +55,65 @@ function ensureOwnDir(dir: string, mode: number): void {
 }
 
 /**
- * (Re)create `uid`'s socket folder, empty, so that only `uid` and the daemon can enter it.
- * As root: owned by the user, mode 0700. As a service account: owned by the daemon, mode 0700,
- * plus a POSIX ACL entry `u:<uid>:x` (needs setfacl). Returns the socket path.
+ * Prepare `uid`'s socket folder so that only `uid` and the daemon can enter it, and free the
+ * socket's name. Returns the socket path.
+ *
+ * As root the folder belongs to the user (0700), who can change what is inside it: nothing below
+ * it is ever followed or walked. An old socket name is unlinked (a symbolic link is removed, not
+ * followed) or, when it is a folder, renamed aside; the socket is created 0600 and given to the
+ * user with lchown. The folder's own name lives in `users/`, which only the daemon can change.
+ * As a service account the folder stays the daemon's (0700) with exactly one ACL entry
+ * `u:<uid>:x` (needs setfacl); the user cannot write in it.
  */
 export async function provisionUserDir(runtimeDir: string, uid: number, gid: number): Promise<string> {
-  const dir = path.dirname(userSocketPath(runtimeDir, uid));
-  // Whatever the user left in a folder they own goes: rm never follows symbolic links.
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { mode: 0o700 });
-  fs.chmodSync(dir, 0o700);
-  if (uid !== myUid()) {
-    if (myUid() === 0) fs.chownSync(dir, uid, gid);
-    else await setfacl(['-m', `u:${uid}:x`, dir]);
+  const sock = userSocketPath(runtimeDir, uid);
+  const dir = path.dirname(sock);
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {}
+  if (st && !st.isDirectory()) {
+    fs.unlinkSync(dir);
+    st = null;
   }
-  return userSocketPath(runtimeDir, uid);
+  if (!st) fs.mkdirSync(dir, { mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  if (myUid() === 0) fs.chownSync(dir, uid, gid);
+  else if (uid !== myUid()) await setfacl(['--set', `u::rwx,g::-,o::-,u:${uid}:x,m::x`, dir]);
+  try {
+    fs.unlinkSync(sock);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR' || code === 'EPERM') fs.renameSync(sock, `${sock}.${process.pid}.${Date.now()}`);
+    else if (code !== 'ENOENT') throw e;
+  }
+  return sock;
 }
 
-/** Give the user the socket itself: connecting needs write permission on it. */
+/**
+ * Give the user the socket (created 0600 by {@link listenPrivately}): connecting needs write
+ * permission on it. Never follows a link the user may have put in its place.
+ */
 export function restrictSocket(socketPath: string, uid: number, gid: number): void {
-  if (myUid() === 0) {
-    fs.chownSync(socketPath, uid, gid);
-    fs.chmodSync(socketPath, 0o600);
-  } else {
-    // The folder's ACL is the guard; the socket must be writable for the one user who gets in.
-    fs.chmodSync(socketPath, uid === myUid() ? 0o600 : 0o666);
-  }
+  if (myUid() === 0) fs.lchownSync(socketPath, uid, gid);
+  // A service account's user folder admits one user, who cannot write in it: the folder is the guard.
+  else if (uid !== myUid()) fs.chmodSync(socketPath, 0o666);
+}
+
+/** `server.listen(socketPath)` with the socket file created mode 0600 (bind happens synchronously). */
+export function listenPrivately(server: net.Server, socketPath: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const old = process.umask(0o177);
+    try {
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(old);
+    }
+  });
 }
 
 function setfacl(args: string[]): Promise<void> {

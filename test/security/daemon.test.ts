@@ -116,6 +116,7 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
     expect(mode(path.join(runtimeDir, 'requests'))).toBe(0o1733);
     expect(mode(path.dirname(userSocketPath(runtimeDir, me)))).toBe(0o700);
     expect(fs.statSync(userSocketPath(runtimeDir, me)).isSocket()).toBe(true);
+    expect(mode(userSocketPath(runtimeDir, me))).toBe(0o600);
     expect(daemon.users()).toEqual([me]);
   });
 

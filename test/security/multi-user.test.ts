@@ -265,15 +265,29 @@ describe.skipIf(!setup.ok)(
         expect(r.stderr).toMatch(/permission denied|EACCES|no such socket/i);
         expect(r.stdout).toBe('');
       }
-      // Flags that would name a user do not exist.
+      // Flags that would name a user do not exist: they are refused, or taken as query words —
+      // either way the answer is alice's own.
       for (const flag of [
         ['--user', 'bob'],
         ['--uid', String(users.uid.bob)],
         ['--as', 'bob'],
       ]) {
-        const r = await trawlAs('alice', ['search', 'zebra', '--json', '--daemon', runtimeDir, ...flag]);
-        expect(r.status, flag.join(' ')).toBe(2);
-        expect(r.stdout).toBe('');
+        const r = await trawlAs('alice', [
+          'search',
+          'zebra',
+          '--json',
+          '--limit',
+          '1000',
+          '--daemon',
+          runtimeDir,
+          ...flag,
+        ]);
+        if (r.status === 2) expect(r.stdout).toBe('');
+        else {
+          expect(r.status, r.stderr).toBe(0);
+          for (const h of (JSON.parse(r.stdout) as SearchResponse).hits)
+            expect(alice, flag.join(' ')).toContain(h.path);
+        }
       }
       // Environment variables change nothing (identity is the socket, not what the process says).
       const env = {
@@ -405,6 +419,34 @@ describe.skipIf(!setup.ok)(
       await closeSocketOf('carol');
       expect(fs.existsSync(socketOf('carol'))).toBe(false);
       expect([...(await searchAs('carol'))].sort()).toEqual([...truth('carol')].sort());
+    });
+
+    it('a user who tampers with their own socket folder harms nobody and gets a fresh socket', async () => {
+      const sock = socketOf('alice');
+      const victim = path.join(tmp, 'victim');
+      const asAlice = (...cmd: string[]): void => {
+        execFileSync('runuser', ['-u', 'alice', '--', ...cmd]);
+      };
+      const ask = async (): Promise<void> => {
+        asAlice('touch', path.join(runtimeDir, 'requests', `alice-${Date.now()}`));
+        for (let i = 0; i < 50 && !(fs.existsSync(sock) && fs.lstatSync(sock).isSocket()); i++)
+          await new Promise((r) => setTimeout(r, 100));
+      };
+      // A dangling link where the socket was: re-provisioning must neither follow nor create it.
+      asAlice('rm', '-f', sock);
+      asAlice('ln', '-s', victim, sock);
+      await ask();
+      expect(fs.lstatSync(sock).isSocket()).toBe(true);
+      expect(fs.lstatSync(sock).uid).toBe(users.uid.alice);
+      expect(fs.existsSync(victim)).toBe(false);
+      // A folder where the socket was: moved aside, not walked.
+      asAlice('rm', '-f', sock);
+      asAlice('mkdir', sock);
+      asAlice('ln', '-s', '/etc', path.join(sock, 'etc'));
+      await ask();
+      expect(fs.lstatSync(sock).isSocket()).toBe(true);
+      expect(fs.existsSync('/etc/passwd')).toBe(true);
+      expect([...(await searchAs('alice'))].sort()).toEqual([...truth('alice')].sort());
     });
 
     async function closeSocketOf(u: User): Promise<void> {
