@@ -91,7 +91,7 @@ async function engineBench(): Promise<Record<string, string>> {
   const trawlIndexBytes = dirBytes(dataDir);
   const { createEngine } = await import('../src/main/core/engine.js');
   const svc = await createEngine({ dataDir });
-  const bodyBytes = (svc.db.prepare('SELECT sum(length(body_z)) AS z FROM documents').get() as { z: number })
+  const bodyBytes = (svc.db.prepare('SELECT sum(length(body_z)) AS z FROM bodies').get() as { z: number })
     .z;
   for (const q of queries) svc.search({ query: q, limit: 10 }); // warm
   const times: number[] = [];

@@ -267,7 +267,9 @@ describe('a misbehaving site', () => {
 
   it('caps huge responses and gzip bombs, indexing them by URL only', () => {
     const rows = service.db
-      .prepare('SELECT url, status, error, body_z FROM documents WHERE source_id = ? AND url LIKE ?')
+      .prepare(
+        'SELECT d.url, d.status, d.error, b.body_z FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.source_id = ? AND d.url LIKE ?',
+      )
       .all(sourceId, '%/huge') as {
       status: string;
       error: string;

@@ -441,11 +441,9 @@ describe.skipIf(!RUN)('SMB against a strict server (signing mandatory, SMB3 only
     ).toBe(true);
   });
 
-  // Known gap, kept as an expected failure until tree-crawler.ts stops the walk on an
-  // `unavailable` handler error (docs/SMB-HANDLER.md, "A server that disappears"): today the
-  // crawler records each remaining item as failed, replacing its indexed text, and the crawl ends
-  // `done`. When the crawler is fixed this test starts passing and `it.fails` turns it red: drop `.fails`.
-  it.fails('fails the crawl as a whole when the server disappears, keeping every indexed text', async () => {
+  // The crawler stops the walk on an `unavailable` handler error (docs/SMB-HANDLER.md, "A server
+  // that disappears"): the crawl fails as a whole instead of overwriting good rows item by item.
+  it('fails the crawl as a whole when the server disappears, keeping every indexed text', async () => {
     const [full] = await service.crawl({ sourceId, mode: 'full' });
     expect(full.status).toBe('done');
     const ok = count(`AND status = 'ok'`);

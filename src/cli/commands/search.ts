@@ -1,4 +1,3 @@
-import { parseCommandArgs } from '../main.js';
 import { UsageError, type Command } from '../command.js';
 import type { SearchResponse, SortOrder } from '../../main/core/api-types.js';
 
@@ -14,6 +13,35 @@ function unmark(snippet: string, tty: boolean): string {
   // Indexed content is untrusted: never pass control characters through to the terminal.
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]/g, ' ');
+}
+
+const VALUE_FLAGS = new Set(['--limit', '--offset', '--sort', '--daemon']);
+
+/**
+ * Search flags are few and known; every other word is the query, so `trawl search -draft` or
+ * `trawl search "-x y"` searches for what was typed instead of failing as an unknown option.
+ */
+export function splitSearchArgs(args: string[]): {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+} {
+  const values: Record<string, string | boolean | undefined> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    const [flag, inline] = a.startsWith('--') ? a.split(/=(.*)/s, 2) : [a, undefined];
+    if (flag === '--json') values.json = true;
+    else if (VALUE_FLAGS.has(flag)) {
+      const v = inline ?? args[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      values[flag.slice(2)] = v;
+    } else positionals.push(a);
+  }
+  return { values, positionals };
 }
 
 /** The stable `--json` shape other tools script against. */
@@ -40,13 +68,7 @@ export const searchCommand: Command = {
   summary: 'search the index (query syntax: docs/QUERY.md)',
   usage: 'search "<query>" [--json] [--limit N] [--offset N] [--sort relevance|date|name] [--daemon PATH]',
   async run({ args, io, service, dataDir }) {
-    const { values, positionals } = parseCommandArgs(args, {
-      json: { type: 'boolean' },
-      limit: { type: 'string' },
-      offset: { type: 'string' },
-      sort: { type: 'string' },
-      daemon: { type: 'string' },
-    });
+    const { values, positionals } = splitSearchArgs(args);
     const query = positionals.join(' ');
     if (!query.trim()) throw new UsageError('search needs a query, e.g. trawl search "budget report"');
     const limit = values.limit ? Number(values.limit) : 10;
@@ -59,7 +81,7 @@ export const searchCommand: Command = {
       throw new UsageError('--sort must be relevance, date or name');
     // A system-wide daemon answers as the OS user whose socket this process can reach (docs/SECURITY.md).
     const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
-    const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
+    const socket = resolveDaemonSocket({ flag: values.daemon as string | undefined, env: io.env, dataDir });
     let res: SearchResponse;
     let hasSources = true;
     if (socket) {

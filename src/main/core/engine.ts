@@ -3,6 +3,10 @@ import { openDatabase } from './index/database.js';
 import { HandlerRegistry } from './sources/registry.js';
 import { createFileHandler } from './sources/file/file-handler.js';
 import { createHttpHandler } from './sources/http/http-handler.js';
+import { createSmbHandler } from './sources/smb/smb-handler.js';
+import { SourceStore } from './index/source-store.js';
+import { SmbPrincipalCache } from './security/smb-principal-cache.js';
+import os from 'node:os';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
 import { platformSecurity } from './security/platform-security.js';
@@ -25,10 +29,19 @@ export interface EngineOptions {
  */
 export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   const db = openDatabase(opts.dataDir);
-  const security = opts.security ?? platformSecurity();
+  const credentials = opts.credentials ?? new FileCredentialStore(opts.dataDir);
+  const sources = new SourceStore(db);
+  const smbPrincipals = new SmbPrincipalCache(
+    () => sources.list(),
+    (id) => credentials.get(id),
+  );
+  // The current user's SIDs on SMB servers must be known before the first query is trimmed.
+  await smbPrincipals.prefetch(os.userInfo().username).catch(() => undefined);
+  const security = opts.security ?? platformSecurity({ extraPrincipals: (u) => smbPrincipals.get(u.user) });
   const handlers = new HandlerRegistry()
     .register(createFileHandler({ security: security.fileCapture }))
-    .register(createHttpHandler());
+    .register(createHttpHandler())
+    .register(createSmbHandler());
   const extractor = createContentExtractor(createFilterRunner({ workers: opts.filterWorkers }));
   return new TrawlService({
     dataDir: opts.dataDir,
@@ -36,7 +49,8 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
     handlers,
     extractor,
     security,
-    credentials: opts.credentials ?? new FileCredentialStore(opts.dataDir),
+    credentials,
+    preparePrincipals: (username) => smbPrincipals.prefetch(username),
     maxConcurrentCrawls: opts.maxConcurrentCrawls,
   });
 }

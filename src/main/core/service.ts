@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type {
   CrawlRequest,
   DocumentPreview,
@@ -12,11 +11,11 @@ import type {
 } from './api-types.js';
 import { closeInterruptedCrawls, CrawlSession } from './crawl/crawl-session.js';
 import { RuleMatcher, type RuleDecision } from './crawl/crawl-rules.js';
-import { crawlTree, type ContentExtractor } from './crawl/tree-crawler.js';
+import { crawlTree, toRuleTarget, type ContentExtractor } from './crawl/tree-crawler.js';
 import type { Credential, CredentialStore } from './credential-store.js';
 import { openDatabase, type Db } from './index/database.js';
 import { IndexWriter } from './index/index-writer.js';
-import { SourceStore, SourceError } from './index/source-store.js';
+import { normalizeAddress, SourceStore, SourceError } from './index/source-store.js';
 import type {
   ContentSource,
   CrawlLogEntry,
@@ -49,6 +48,8 @@ export interface ServiceDeps {
   extractor: ContentExtractor & { close?(): Promise<void> };
   security: SecurityProvider;
   credentials: CredentialStore;
+  /** Look up what a user's principals need from the network (SMB SIDs) before trimming for them. */
+  preparePrincipals?: (username: string) => Promise<void>;
   /** At most this many sources crawl at once (default 2). */
   maxConcurrentCrawls?: number;
 }
@@ -88,6 +89,8 @@ export class TrawlService {
   private readonly aclCache = new Map<string, AclFilter>();
   private readonly self: UserView;
   private closed = false;
+  /** Bumped whenever indexed content or sources change; lets the query layer drop its caches. */
+  private generation = 0;
 
   /** Open the engine for a data directory with the platform's handlers, filters and security. */
   static async open(opts: import('./engine.js').EngineOptions): Promise<TrawlService> {
@@ -121,6 +124,7 @@ export class TrawlService {
   }
 
   private emit<E extends ServiceEventName>(event: E, value: ServiceEvents[E]): void {
+    if (event !== 'progress') this.generation++;
     for (const cb of this.listeners.get(event) ?? []) {
       try {
         (cb as (v: ServiceEvents[E]) => void)(value);
@@ -172,13 +176,14 @@ export class TrawlService {
   testRules(sourceId: number, urlOrPath: string): RuleDecision {
     const s = this.sources.get(sourceId);
     if (!s) throw new SourceError(`no source with id ${sourceId}`);
-    const root =
-      s.kind === 'file' ? s.displayAddresses[0].replace(/\\/g, '/') : decodeURI(s.startAddresses[0]);
-    let target = urlOrPath.trim();
-    if (s.kind === 'file' && target.startsWith('file:')) target = fileURLToPath(target);
-    if (s.kind === 'file' && !target.startsWith('/') && !/^[a-z]:/i.test(target))
-      target = path.posix.join(root, target);
-    return new RuleMatcher(s).decide(target.replace(/\\/g, '/'), root, target.endsWith('/'));
+    const root = toRuleTarget({ url: s.startAddresses[0], displayPath: s.displayAddresses[0] });
+    let input = urlOrPath.trim();
+    const isFolder = /[\\/]$/.test(input);
+    if (s.kind === 'file' && !input.startsWith('file:') && !path.isAbsolute(input))
+      input = path.join(s.displayAddresses[0], input);
+    const { url, display } = normalizeAddress(input);
+    const target = toRuleTarget({ url, displayPath: display });
+    return new RuleMatcher(s).decide(target, root, isFolder);
   }
 
   // ---- crawls ----
@@ -339,7 +344,15 @@ export class TrawlService {
       weightsBySource.set(s.id, s.settings.weights);
       sourceNames.set(s.name.toLowerCase(), s.id);
     }
-    return { acl: this.aclFilter(user), weightsBySource, sourceNames };
+    return { acl: this.aclFilter(user), weightsBySource, sourceNames, generation: this.generation };
+  }
+
+  /**
+   * Resolve what `username`'s principals need from the network (their SIDs on SMB servers); call
+   * before resolving that user for {@link forUser}. Never throws for an unreachable server.
+   */
+  async preparePrincipals(username: string): Promise<void> {
+    await this.deps.preparePrincipals?.(username).catch(() => undefined);
   }
 
   /**

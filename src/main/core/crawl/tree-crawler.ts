@@ -9,6 +9,7 @@ import {
 } from '../sources/handler.js';
 import type { SecurityDescriptor } from '../model.js';
 import { RuleMatcher } from './crawl-rules.js';
+import { smbRuleTarget } from '../sources/smb/smb-address.js';
 import type { CrawlSession } from './crawl-session.js';
 import { TaskPool } from './task-pool.js';
 
@@ -82,12 +83,17 @@ export async function crawlTree(
   const parallel = source.settings.parallelism || Math.max(2, os.availableParallelism() * 2);
   const items = new TaskPool(parallel);
   const lists = new TaskPool(8);
+  // A lost server or refused login ends the crawl: per-item failures would overwrite good rows.
+  let fatal: HandlerError | null = null;
+  const isFatal = (e: unknown): e is HandlerError =>
+    e instanceof HandlerError && (e.code === 'unavailable' || e.code === 'auth');
 
   const roots: ItemStat[] = [];
   for (const url of source.startAddresses) roots.push(await handler.stat(url, ctx));
   const scopes = opts.paths?.map((p) => p.replace(/\/+$/, ''));
 
   const processItem = async (item: ItemStat): Promise<void> => {
+    if (fatal) return;
     const hist = history.get(item.url);
     if (
       incremental &&
@@ -143,6 +149,10 @@ export async function crawlTree(
         security = await handler.describe(item, ctx);
       }
     } catch (e) {
+      if (isFatal(e)) {
+        fatal ??= e;
+        return;
+      }
       status = e instanceof FilterError && e.code === 'too-large' ? 'metadata' : 'failed';
       error = e instanceof Error ? e.message : String(e);
       if (e instanceof HandlerError && e.code === 'not-found') {
@@ -151,7 +161,7 @@ export async function crawlTree(
         return;
       }
     }
-    if (session.signal.aborted) return;
+    if (session.signal.aborted || fatal) return;
     writer.upsert(
       {
         sourceId: source.id,
@@ -185,18 +195,22 @@ export async function crawlTree(
   };
 
   const visit = async (container: ItemStat, root: ItemStat): Promise<void> => {
-    if (session.signal.aborted) return;
+    if (session.signal.aborted || fatal) return;
     let children: ItemStat[];
     try {
       children = await handler.list(container, ctx);
     } catch (e) {
+      if (isFatal(e)) {
+        fatal ??= e;
+        return;
+      }
       keptPrefixes.push(container.url.endsWith('/') ? container.url : `${container.url}/`);
       counts.failed++;
       session.log({ url: container.displayPath, outcome: 'failed', reason: (e as Error).message });
       return;
     }
     for (const child of children) {
-      if (session.signal.aborted) return;
+      if (session.signal.aborted || fatal) return;
       const target = toRuleTarget(child);
       const decision = rules.decide(target, toRuleTarget(root), child.isContainer);
       if (!decision.included) {
@@ -277,6 +291,7 @@ export async function crawlTree(
     await lists.idle();
     await items.idle();
   }
+  if (fatal) throw fatal;
   if (session.signal.aborted) return;
 
   for (const [url, row] of history) {
@@ -303,8 +318,9 @@ function ancestorsIncluded(rules: RuleMatcher, item: ItemStat, root: ItemStat): 
   return true;
 }
 
-/** Rules see file items as POSIX-style absolute paths and everything else as URLs. */
-function toRuleTarget(item: ItemStat): string {
+/** Rules see file items as POSIX-style absolute paths, SMB items as decoded URLs. */
+export function toRuleTarget(item: Pick<ItemStat, 'url' | 'displayPath'>): string {
   if (item.url.startsWith('file:')) return item.displayPath.replace(/\\/g, '/');
+  if (item.url.startsWith('smb:')) return smbRuleTarget(item.url);
   return decodeURI(item.url);
 }

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 export const MAX_BODY_CHARS = 4_000_000;
 
 /**
- * Compress a document's extracted text for `documents.body_z`. The full-text index is contentless,
+ * Compress a document's extracted text for `bodies.body_z`. The full-text index is contentless,
  * so this compressed copy is what snippets and the preview read.
  */
 export function encodeBody(text: string): Buffer {

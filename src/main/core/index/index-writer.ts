@@ -61,6 +61,8 @@ export class IndexWriter {
     insertDoc: Database.Statement;
     updateDoc: Database.Statement;
     insertFts: Database.Statement;
+    putBody: Database.Statement;
+    dropBody: Database.Statement;
     deleteFts: Database.Statement;
     deleteDoc: Database.Statement;
     findAcl: Database.Statement;
@@ -75,7 +77,7 @@ export class IndexWriter {
     this.batchSize = opts.batchSize ?? 400;
     this.maxBatchMs = opts.maxBatchMs ?? 250;
     const cols = `source_id, url, path, name, title, description, keywords, author, mime, ext, size, mtime, ctime,
-      crawl_time, content_hash, acl_id, security_key, status, error, body_z, etag, last_modified, outlinks, hops`;
+      crawl_time, content_hash, acl_id, security_key, status, error, etag, last_modified, outlinks, hops`;
     this.st = {
       insertDoc: db.prepare(
         `INSERT INTO documents (${cols}) VALUES (${cols
@@ -93,6 +95,8 @@ export class IndexWriter {
         'INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
+      putBody: db.prepare('INSERT OR REPLACE INTO bodies (id, body_z) VALUES (?, ?)'),
+      dropBody: db.prepare('DELETE FROM bodies WHERE id = ?'),
       deleteDoc: db.prepare('DELETE FROM documents WHERE id = ?'),
       findAcl: db.prepare('SELECT id FROM acls WHERE hash = ?'),
       insertAcl: db.prepare('INSERT INTO acls (hash, descriptor) VALUES (?, ?)'),
@@ -151,7 +155,6 @@ export class IndexWriter {
       doc.securityKey ?? null,
       doc.status,
       doc.error ?? null,
-      text ? encodeBody(text) : null,
       doc.etag ?? null,
       doc.lastModified ?? null,
       doc.outlinks ? JSON.stringify(doc.outlinks) : null,
@@ -165,6 +168,8 @@ export class IndexWriter {
     } else {
       id = Number(this.st.insertDoc.run(...values).lastInsertRowid);
     }
+    if (text) this.st.putBody.run(id, encodeBody(text));
+    else if (existingId != null) this.st.dropBody.run(id);
     const titleTerms = doc.title || doc.name.replace(/\.[^.]+$/, '');
     this.st.insertFts.run(
       id,

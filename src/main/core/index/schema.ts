@@ -110,4 +110,14 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 2: the compressed text moves to its own table, so joins on documents (ranking with per-source
+  // weights, trimming, filters) stay on a slim table that fits the page cache.
+  `
+  CREATE TABLE bodies (
+    id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    body_z BLOB NOT NULL
+  );
+  INSERT INTO bodies (id, body_z) SELECT id, body_z FROM documents WHERE body_z IS NOT NULL;
+  ALTER TABLE documents DROP COLUMN body_z;
+  `,
 ];

@@ -2,10 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import type { Db } from './database.js';
+import { DEFAULT_WEIGHTS } from '../query/default-weights.js';
 import type { ContentSource, CrawlRule, NewContentSource, SourceKind, SourceSettings } from '../model.js';
-
-/** BM25 column weights used when a source sets none (chosen by measurement, see docs/RANKING.md). */
-export const FALLBACK_WEIGHTS = { title: 10, keywords: 5, description: 3, url: 4, body: 1 };
 
 /** Settings a new source gets for every field its creator leaves out. */
 export function defaultSettings(kind: SourceKind): SourceSettings {
@@ -17,7 +15,7 @@ export function defaultSettings(kind: SourceKind): SourceSettings {
     denyTypes: [],
     defaultExcludes: true,
     parallelism: 0,
-    weights: { ...FALLBACK_WEIGHTS },
+    weights: { ...DEFAULT_WEIGHTS },
     schedule:
       kind === 'http'
         ? { incrementalMinutes: 24 * 60, fullDays: 7 }
@@ -59,7 +57,7 @@ export function normalizeAddress(
     const parts = rest.split('/').filter(Boolean);
     if (parts.length < 2) throw new SourceError(`an SMB address needs a server and a share: ${raw}`);
     const [host, ...pathParts] = parts;
-    const url = `smb://${host.toLowerCase()}/${pathParts.map((p) => encodeURIComponent(p)).join('/')}`;
+    const url = `smb://${host.toLowerCase()}/${pathParts.map((p) => encodeURIComponent(safeDecode(p))).join('/')}`;
     return { url, display: raw, kind: 'smb' };
   }
   if (/^file:\/\//i.test(raw)) {
@@ -76,6 +74,15 @@ export function normalizeAddress(
   const abs = path.resolve(cwd, expanded);
   const display = abs.length > 1 ? abs.replace(/[\\/]+$/, '') : abs;
   return { url: pathToFileURL(display).href, display, kind: 'file' };
+}
+
+/** `%xx` sequences of an already-encoded URL segment decoded once (so they are not encoded twice). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function validateRules(rules: CrawlRule[]): CrawlRule[] {

@@ -60,8 +60,8 @@ export function addDoc(db: Db, doc: FixtureDoc): number {
   const info = db
     .prepare(
       `INSERT INTO documents (source_id, url, path, name, title, description, keywords, author, mime, ext, size,
-         mtime, ctime, crawl_time, status, acl_id, body_z)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         mtime, ctime, crawl_time, status, acl_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       doc.sourceId ?? 1,
@@ -80,9 +80,9 @@ export function addDoc(db: Db, doc: FixtureDoc): number {
       Date.now(),
       doc.status ?? 'ok',
       doc.aclId ?? null,
-      text ? encodeBody(text) : null,
     );
   const id = Number(info.lastInsertRowid);
+  if (text) db.prepare('INSERT INTO bodies (id, body_z) VALUES (?, ?)').run(id, encodeBody(text));
   const titleTerms = doc.title || name.replace(/\.[^.]+$/, '');
   db.prepare(
     'INSERT INTO fts (rowid, title, keywords, description, url, body) VALUES (?, ?, ?, ?, ?, ?)',

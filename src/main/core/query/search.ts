@@ -270,7 +270,7 @@ interface DocRow {
 }
 
 const DOC_SQL =
-  'SELECT id, source_id, url, path, name, title, description, mime, ext, size, mtime, body_z FROM documents WHERE id = ?';
+  'SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.mime, d.ext, d.size, d.mtime, b.body_z FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?';
 
 /**
  * Run a query.
@@ -405,7 +405,7 @@ export function preview(
   ctx: SearchContext,
 ): DocumentPreview | null {
   const acl = aclCondition(ctx.acl);
-  const sql = `SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.keywords, d.author, d.mime, d.ext, d.size, d.mtime, d.body_z FROM documents d WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
+  const sql = `SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.keywords, d.author, d.mime, d.ext, d.size, d.mtime, b.body_z FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
   const row = prepared(db, sql).get(Math.trunc(Number(id)), ...(acl?.params ?? [])) as PreviewRow | undefined;
   if (!row) return null;
   const text = decodeBody(row.body_z);
