@@ -2,6 +2,7 @@
  * The daemon's plumbing with the current user only: runtime-folder layout and modes, the wire
  * protocol (ids, bad lines, long lines, extra fields), where clients look for a socket.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -173,4 +174,72 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
   it('reports a socket that does not answer clearly', async () => {
     await expect(DaemonClient.connect(path.join(tmp, 'none.sock'))).rejects.toThrow(/no such socket/);
   });
+});
+
+describe.skipIf(process.platform === 'win32')('`trawl daemon` as a process', () => {
+  it('secures its data folder, crawls, answers on the socket and stops on SIGTERM', async () => {
+    const repo = path.resolve(import.meta.dirname, '../..');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-dproc-'));
+    const env = { ...process.env, TRAWL_USE_TSX: '1', TRAWL_DAEMON: 'off' };
+    try {
+      fs.mkdirSync(path.join(tmp, 'tree'));
+      fs.writeFileSync(path.join(tmp, 'tree/n.txt'), 'narwhal tusk');
+      const dataDir = path.join(tmp, 'data');
+      const runtimeDir = path.join(tmp, 'run');
+      const add = spawnSync(
+        process.execPath,
+        [path.join(repo, 'bin/trawl.mjs'), 'source', 'add', path.join(tmp, 'tree'), '--data-dir', dataDir],
+        {
+          env,
+          encoding: 'utf8',
+        },
+      );
+      expect(add.status, add.stderr).toBe(0);
+      fs.chmodSync(dataDir, 0o755);
+      const me = process.getuid!();
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(repo, 'bin/trawl.mjs'),
+          'daemon',
+          '--data-dir',
+          dataDir,
+          '--runtime-dir',
+          runtimeDir,
+          '--users',
+          String(me),
+          '--crawl-interval',
+          '0',
+        ],
+        { env, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let log = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const sock = userSocketPath(runtimeDir, me);
+        let total = 0;
+        for (let i = 0; i < 200 && total === 0; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          if (!fs.existsSync(sock)) continue;
+          const client = await DaemonClient.connect(sock);
+          try {
+            total = (await client.request('search', { query: 'narwhal' })).total;
+          } finally {
+            client.close();
+          }
+        }
+        expect(total, log).toBe(1);
+        expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+        for (const f of fs.readdirSync(dataDir))
+          expect(fs.statSync(path.join(dataDir, f)).mode & 0o077, f).toBe(0);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      expect(log).toMatch(/stopping/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
