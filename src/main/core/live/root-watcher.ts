@@ -36,12 +36,13 @@ function isUnder(p: string, dir: string): boolean {
  * `ignored` so excluded folders are never watched at all.
  *
  * Contract: `start()` resolves once the initial scan is done (every included folder and file is
- * watched) and never emits events for what already existed. After `onRootGone` or `onFatal` the
+ * watched), or when the watcher is closed before that; no events for what already existed. After `onRootGone` or `onFatal` the
  * watcher is useless: the owner closes it (and re-arms later). `close()` is idempotent.
  */
 export class RootWatcher {
   private watcher: FSWatcher | null = null;
   private closed = false;
+  private onClose: (() => void) | null = null;
   private readonly ruleRoot: string;
 
   constructor(private readonly opts: RootWatcherOptions) {
@@ -88,7 +89,10 @@ export class RootWatcher {
       const e = err as NodeJS.ErrnoException;
       if (!this.closed && e && FATAL_CODES.has(e.code ?? '')) setImmediate(() => this.opts.onFatal(e));
     });
-    return new Promise((resolve) => w.once('ready', () => resolve()));
+    return new Promise((resolve) => {
+      w.once('ready', () => resolve());
+      this.onClose = resolve;
+    });
   }
 
   /** Paths watched under the root (folders and files, the root included), counted exactly. */
@@ -106,6 +110,7 @@ export class RootWatcher {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.onClose?.();
     await this.watcher?.close();
     this.watcher = null;
   }

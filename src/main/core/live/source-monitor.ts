@@ -197,7 +197,7 @@ export class SourceMonitor {
          FROM documents WHERE source_id = ?`,
       )
       .get(this.source.id) as { files: number; dirs: number };
-    if (row.files > 0) return row.files + row.dirs;
+    if (row.files > 0) return row.files + row.dirs + this.roots.length;
     let n = 0;
     const limit = this.deps.budget.available(this.source.id);
     for (const root of this.roots) {
