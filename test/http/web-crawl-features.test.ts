@@ -360,11 +360,15 @@ describe('scope details', () => {
     }
   });
 
-  it('refuses invalid settings before fetching anything', async () => {
+  it('refuses invalid settings when the source is saved, before fetching anything', async () => {
     const s = await serve({ '/': raw('text/html', 'x') });
-    const { record } = await crawl([`${s.origin}/`], { maxHops: -3 } as HttpSettingsInput);
-    expect(record.status).toBe('failed');
-    expect(record.error).toMatch(/maxHops/);
+    const before = service.listSources().length;
+    await expect(crawl([`${s.origin}/`], { maxHops: -3 } as HttpSettingsInput)).rejects.toThrow(/maxHops/);
+    expect(service.listSources()).toHaveLength(before);
+    const ok = service.addSource({ startAddresses: [`${s.origin}/`], settings: { http: FAST } });
+    expect(() => service.updateSource(ok.id, { settings: { http: { maxHops: -3 } } })).toThrow(/maxHops/);
+    expect(service.sources.get(ok.id)!.settings.http).toEqual(FAST);
+    service.removeSource(ok.id);
     expect(s.requests).toHaveLength(0);
   });
 });
