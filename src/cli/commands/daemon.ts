@@ -43,8 +43,8 @@ export const daemonCommand: Command = {
       );
     process.umask(0o077);
     secureDataDir(dataDir);
-    const security = posixSecurity();
-    const service = await createEngine({ dataDir, security });
+    let security!: ReturnType<typeof posixSecurity>;
+    const service = await createEngine({ dataDir, security: (opts) => (security = posixSecurity(opts)) });
     const runtimeDir = values['runtime-dir'] ?? DEFAULT_RUNTIME_DIR;
     const log = (line: string): void => io.err(`${new Date().toISOString()} ${line}`);
     let daemon: import('../../daemon/daemon.js').TrawlDaemon;

@@ -9,7 +9,7 @@ import { SmbPrincipalCache } from './security/smb-principal-cache.js';
 import os from 'node:os';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
-import { platformSecurity } from './security/platform-security.js';
+import { platformSecurity, type PlatformSecurityOptions } from './security/platform-security.js';
 import { createFilterRunner } from './filters/filter-runner.js';
 import { createContentExtractor } from './filters/content-extractor.js';
 
@@ -18,7 +18,11 @@ export interface EngineOptions {
   dataDir: string;
   /** Filter worker threads (default: cores - 1, at least 1). */
   filterWorkers?: number;
-  security?: SecurityProvider;
+  /**
+   * The security provider, or a factory given the engine's platform options (SMB principals) —
+   * the daemon uses one to keep the provider's `userFromUid` and capture.
+   */
+  security?: SecurityProvider | ((opts: PlatformSecurityOptions) => SecurityProvider);
   credentials?: CredentialStore;
   maxConcurrentCrawls?: number;
 }
@@ -37,7 +41,14 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   );
   // The current user's SIDs on SMB servers must be known before the first query is trimmed.
   await smbPrincipals.prefetch(os.userInfo().username).catch(() => undefined);
-  const security = opts.security ?? platformSecurity({ extraPrincipals: (u) => smbPrincipals.get(u.user) });
+  const platformOpts: PlatformSecurityOptions = {
+    extraPrincipals: (u) => smbPrincipals.get(u.user),
+    preparePrincipals: (username) => smbPrincipals.prefetch(username),
+  };
+  const security =
+    typeof opts.security === 'function'
+      ? opts.security(platformOpts)
+      : (opts.security ?? platformSecurity(platformOpts));
   const handlers = new HandlerRegistry()
     .register(createFileHandler({ security: security.fileCapture }))
     .register(createHttpHandler())

@@ -107,6 +107,7 @@ export class PosixUserDirectory {
 
   constructor(
     private readonly extend?: PrincipalExtender,
+    private readonly prepare?: (username: string) => Promise<void>,
     private readonly ttlMs = 30_000,
   ) {}
 
@@ -114,7 +115,10 @@ export class PosixUserDirectory {
   get(uid: number): Promise<CurrentUser> {
     const hit = this.cache.get(uid);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.user;
-    const user = resolvePosixIdentity(uid).then((id) => posixUser(id, this.extend));
+    const user = resolvePosixIdentity(uid).then(async (id) => {
+      await this.prepare?.(id.user).catch(() => undefined);
+      return posixUser(id, this.extend);
+    });
     user.catch(() => this.cache.delete(uid));
     this.cache.set(uid, { at: Date.now(), user });
     return user;

@@ -16,6 +16,11 @@ export interface PlatformSecurityOptions {
    * (domain SIDs, `S-1-22-*` Unix mappings of a Samba server that shares the user database).
    */
   extraPrincipals?: PrincipalExtender;
+  /**
+   * Called with a user's name before `userFromUid` computes their principals, so network lookups
+   * behind `extraPrincipals` (SMB SIDs) are done by then. Failures are ignored.
+   */
+  preparePrincipals?: (username: string) => Promise<void>;
   /** POSIX capture tuning (tests). */
   posix?: PosixCaptureOptions;
 }
@@ -33,7 +38,7 @@ export interface PosixSecurityProvider extends SecurityProvider {
  */
 export function posixSecurity(opts: PlatformSecurityOptions = {}): PosixSecurityProvider {
   let me: CurrentUser | null = null;
-  const directory = new PosixUserDirectory(opts.extraPrincipals);
+  const directory = new PosixUserDirectory(opts.extraPrincipals, opts.preparePrincipals);
   return {
     currentUser: () => (me ??= posixUser(processIdentity(), opts.extraPrincipals)),
     fileCapture: new PosixFileCapture(opts.posix),
