@@ -255,3 +255,23 @@ export function generateCorpus(
   fs.writeFileSync(stamp, JSON.stringify({ key, files: opts.files, bytes }));
   return { files: opts.files, bytes, vocab };
 }
+
+/** The p-th percentile (nearest rank) of `xs`. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+/** The benchmarks' fixed query set: common, mid and rare words, AND pairs, phrases and prefixes. */
+export function querySet(vocab: string[]): string[] {
+  const r = rng(99);
+  const pick = (lo: number, hi: number): string => vocab[lo + Math.floor(r() * (hi - lo))];
+  const qs: string[] = [];
+  for (let i = 0; i < 20; i++) qs.push(pick(10, 60));
+  for (let i = 0; i < 20; i++) qs.push(pick(200, 1000));
+  for (let i = 0; i < 20; i++) qs.push(pick(3000, 15000));
+  for (let i = 0; i < 20; i++) qs.push(`${pick(10, 300)} ${pick(100, 2000)}`);
+  for (let i = 0; i < 10; i++) qs.push(`"${pick(0, 30)} ${pick(10, 60)}"`);
+  for (let i = 0; i < 10; i++) qs.push(`${pick(100, 3000).slice(0, 4)}*`);
+  return qs;
+}

@@ -8,31 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rng, textOf, vocabulary } from './corpus.js';
+import { rng, textOf, vocabulary, percentile, querySet } from './corpus.js';
 import { openDatabase } from '../src/main/core/index/database.js';
 import { addAcl, addSource, addDocs, type FixtureDoc } from '../src/main/core/query/index-fixture.js';
 import { search, suggest, type SearchContext } from '../src/main/core/query/search.js';
 
 const round = (x: number): number => Number(x.toFixed(3));
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
 /** The engine bench's query shapes: common, mid and rare words, AND pairs, phrases, prefixes. */
-function querySet(vocab: string[]): string[] {
-  const r = rng(99);
-  const pick = (lo: number, hi: number): string => vocab[lo + Math.floor(r() * (hi - lo))];
-  const qs: string[] = [];
-  for (let i = 0; i < 20; i++) qs.push(pick(10, 60));
-  for (let i = 0; i < 20; i++) qs.push(pick(200, 1000));
-  for (let i = 0; i < 20; i++) qs.push(pick(3000, 15000));
-  for (let i = 0; i < 20; i++) qs.push(`${pick(10, 300)} ${pick(100, 2000)}`);
-  for (let i = 0; i < 10; i++) qs.push(`"${pick(0, 30)} ${pick(10, 60)}"`);
-  for (let i = 0; i < 10; i++) qs.push(`${pick(100, 3000).slice(0, 4)}*`);
-  return qs;
-}
 
 /**
  * Latencies of the query set. `cold`: every run misses the result cache (a new generation each
@@ -106,15 +89,15 @@ export async function run(): Promise<Record<string, number | string>> {
     return {
       documents: docs,
       'index build s (fixture writer)': Number((buildMs / 1000).toFixed(1)),
-      'cold query p50 ms (10 hits + snippets, all visible)': round(pct(cold, 50)),
-      'cold query p95 ms (10 hits + snippets, all visible)': round(pct(cold, 95)),
-      'cold query p50 ms (trimmed to 10 of 50 ACLs)': round(pct(coldTrimmed, 50)),
-      'cold query p95 ms (trimmed to 10 of 50 ACLs)': round(pct(coldTrimmed, 95)),
-      'cold trimming overhead at p95': `${(((pct(coldTrimmed, 95) - pct(cold, 95)) / pct(cold, 95)) * 100).toFixed(0)}%`,
-      'repeated query p95 ms (result cache, all visible)': round(pct(warm, 95)),
-      'repeated query p95 ms (result cache, trimmed)': round(pct(warmTrimmed, 95)),
+      'cold query p50 ms (10 hits + snippets, all visible)': round(percentile(cold, 50)),
+      'cold query p95 ms (10 hits + snippets, all visible)': round(percentile(cold, 95)),
+      'cold query p50 ms (trimmed to 10 of 50 ACLs)': round(percentile(coldTrimmed, 50)),
+      'cold query p95 ms (trimmed to 10 of 50 ACLs)': round(percentile(coldTrimmed, 95)),
+      'cold trimming overhead at p95': `${(((percentile(coldTrimmed, 95) - percentile(cold, 95)) / percentile(cold, 95)) * 100).toFixed(0)}%`,
+      'repeated query p95 ms (result cache, all visible)': round(percentile(warm, 95)),
+      'repeated query p95 ms (result cache, trimmed)': round(percentile(warmTrimmed, 95)),
       'suggest index build ms': Number(suggestBuildMs.toFixed(0)),
-      'suggest p95 ms': round(pct(sTimes, 95)),
+      'suggest p95 ms': round(percentile(sTimes, 95)),
     };
   } finally {
     db.close();

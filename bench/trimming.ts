@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rng, textOf, vocabulary } from './corpus.js';
+import { rng, textOf, vocabulary, percentile, querySet } from './corpus.js';
 import { openDatabase } from '../src/main/core/index/database.js';
 import { IndexWriter } from '../src/main/core/index/index-writer.js';
 import type { SecurityDescriptor } from '../src/main/core/model.js';
@@ -19,25 +19,7 @@ import { posixReadDescriptor, type PosixObject } from '../src/main/core/security
 const DOCS = Number(process.env.BENCH_TRIM_DOCS ?? 20_000);
 const ACLS = 50;
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
 const round = (x: number): number => Number(x.toFixed(3));
-
-function querySet(vocab: string[]): string[] {
-  const r = rng(1234);
-  const pick = (lo: number, hi: number): string => vocab[lo + Math.floor(r() * (hi - lo))];
-  const qs: string[] = [];
-  for (let i = 0; i < 20; i++) qs.push(pick(10, 60));
-  for (let i = 0; i < 20; i++) qs.push(pick(200, 1000));
-  for (let i = 0; i < 20; i++) qs.push(pick(3000, 15000));
-  for (let i = 0; i < 20; i++) qs.push(`${pick(10, 300)} ${pick(100, 2000)}`);
-  for (let i = 0; i < 10; i++) qs.push(`"${pick(0, 30)} ${pick(10, 60)}"`);
-  for (let i = 0; i < 10; i++) qs.push(`${pick(100, 3000).slice(0, 4)}*`);
-  return qs;
-}
 
 /** 50 distinct descriptors as files in a department tree produce them: modes, owners, groups, folders. */
 function descriptors(): SecurityDescriptor[] {
@@ -156,21 +138,21 @@ export async function run(): Promise<Record<string, number | string>> {
       t.push(...time(db, queries, trimmed, 1));
       tr.push(...time(db, queries, resolving, 1));
     }
-    const p95a = pct(a, 95);
-    const p95t = pct(t, 95);
+    const p95a = percentile(a, 95);
+    const p95t = percentile(t, 95);
     return {
       documents: DOCS,
       'distinct ACLs': distinct,
       'ACLs visible to the user': visible.length,
       'documents visible to the user': visibleDocs,
       'index build s': Number((buildMs / 1000).toFixed(1)),
-      'visible ACL ids p95 ms (50 descriptors)': round(pct(evalTimes, 95)),
-      'query p50 ms without trimming': round(pct(a, 50)),
+      'visible ACL ids p95 ms (50 descriptors)': round(percentile(evalTimes, 95)),
+      'query p50 ms without trimming': round(percentile(a, 50)),
       'query p95 ms without trimming': round(p95a),
-      'query p50 ms with trimming': round(pct(t, 50)),
+      'query p50 ms with trimming': round(percentile(t, 50)),
       'query p95 ms with trimming': round(p95t),
       'trimming overhead at p95': `${(((p95t - p95a) / p95a) * 100).toFixed(1)}%`,
-      'query p95 ms with trimming, ids resolved per query': round(pct(tr, 95)),
+      'query p95 ms with trimming, ids resolved per query': round(percentile(tr, 95)),
       'target overhead at p95': '≤ 20%',
     };
   } finally {
