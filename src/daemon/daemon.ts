@@ -36,6 +36,8 @@ export interface DaemonOptions {
   /** How often `requests/` is checked for users asking for a socket (ms, default 1000; 0 = never). */
   requestPollMs?: number;
   log?: (line: string) => void;
+  /** Called on every search, suggest or preview (background crawls yield to people searching). */
+  onQuery?: () => void;
 }
 
 export type DaemonResponse = Result<unknown> & { id?: number };
@@ -234,6 +236,7 @@ export class TrawlDaemon {
   private call(method: DaemonMethod, req: unknown, user: CurrentUser, uid: number): unknown {
     const service = this.opts.service;
     const view = service.forUser(user);
+    if (method === 'search' || method === 'suggest' || method === 'preview') this.opts.onQuery?.();
     switch (method) {
       case 'search':
         return view.search(req as Parameters<typeof view.search>[0]);

@@ -2,13 +2,14 @@ import { parseCommandArgs } from '../main.js';
 import { UsageError, type Command } from '../command.js';
 
 /**
- * `trawl daemon`: the multi-user service. Owns the data folder (0700), crawls on an interval, and
- * answers each user on their own socket below the runtime folder (docs/SECURITY.md).
+ * `trawl daemon`: the multi-user service. Owns the data folder (0700), keeps the index current
+ * (watching + scheduled crawls, see docs/LIVE.md; or a plain interval), and answers each user on
+ * their own socket below the runtime folder (docs/SECURITY.md).
  */
 export const daemonCommand: Command = {
   name: 'daemon',
   summary: 'serve every user their trimmed results over per-user sockets (run as root)',
-  usage: 'daemon [--runtime-dir DIR] [--crawl-interval MIN] [--no-crawl] [--users UID,…]',
+  usage: 'daemon [--runtime-dir DIR] [--users UID,…] [--no-watch] [--crawl-interval MIN] [--no-crawl]',
   async run({ args, dataDir, io }) {
     const { values } = parseCommandArgs(
       args,
@@ -16,13 +17,14 @@ export const daemonCommand: Command = {
         'runtime-dir': { type: 'string' },
         'crawl-interval': { type: 'string' },
         'no-crawl': { type: 'boolean' },
+        'no-watch': { type: 'boolean' },
         users: { type: 'string' },
       },
       false,
     );
-    const minutes = values['crawl-interval'] ? Number(values['crawl-interval']) : 15;
+    const minutes = values['crawl-interval'] ? Number(values['crawl-interval']) : 0;
     if (!Number.isFinite(minutes) || minutes < 0)
-      throw new UsageError('--crawl-interval is minutes, 0 to disable');
+      throw new UsageError('--crawl-interval is minutes (0: only watching and the sources’ schedules)');
     let accounts: 'login' | number[] = 'login';
     if (values.users) {
       accounts = values.users.split(',').map((s) => Number(s.trim()));
@@ -36,6 +38,7 @@ export const daemonCommand: Command = {
     const { TrawlDaemon } = await import('../../daemon/daemon.js');
     const { posixSecurity } = await import('../../main/core/security/platform-security.js');
     const { createEngine } = await import('../../main/core/engine.js');
+    const { startBackground } = await import('../../main/core/live/background.js');
 
     if (process.getuid?.() !== 0)
       io.err(
@@ -47,6 +50,13 @@ export const daemonCommand: Command = {
     const service = await createEngine({ dataDir, security: (opts) => (security = posixSecurity(opts)) });
     const runtimeDir = values['runtime-dir'] ?? DEFAULT_RUNTIME_DIR;
     const log = (line: string): void => io.err(`${new Date().toISOString()} ${line}`);
+    const crawls = !values['no-crawl'];
+    const background = crawls
+      ? await startBackground(service, {
+          watch: !values['no-watch'],
+          onError: (e, sourceId) => log(`source ${sourceId ?? '-'}: ${(e as Error)?.message ?? String(e)}`),
+        })
+      : null;
     let daemon: import('../../daemon/daemon.js').TrawlDaemon;
     try {
       daemon = await TrawlDaemon.start({
@@ -55,8 +65,10 @@ export const daemonCommand: Command = {
         runtimeDir,
         accounts,
         log,
+        onQuery: () => background?.noteUserActivity(),
       });
     } catch (e) {
+      await background?.stop();
       await service.close();
       throw e;
     }
@@ -76,9 +88,7 @@ export const daemonCommand: Command = {
         log(`crawl failed: ${(e as Error).message}`);
       }
     };
-    const timer =
-      minutes > 0 && !values['no-crawl'] ? setInterval(() => void crawl(), minutes * 60_000) : null;
-    if (!values['no-crawl']) void crawl();
+    const timer = crawls && minutes > 0 ? setInterval(() => void crawl(), minutes * 60_000) : null;
     const onHup = (): void => void daemon.refreshAccounts();
     process.on('SIGHUP', onHup);
     await new Promise<void>((resolve) => {
@@ -89,6 +99,7 @@ export const daemonCommand: Command = {
     if (timer) clearInterval(timer);
     process.off('SIGHUP', onHup);
     await daemon.close();
+    await background?.stop();
     await service.close();
     return 0;
   },
