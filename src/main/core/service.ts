@@ -331,7 +331,10 @@ export class TrawlService {
     const key = `${version}:${count}:${user.principals.join('|')}`;
     const hit = this.aclCache.get(key);
     if (hit) return hit;
-    const filter: AclFilter = { mode: 'ids', aclIds: visibleAclIds(this.db, user.principals) };
+    const aclIds = visibleAclIds(this.db, user.principals);
+    // A user who may read every stored descriptor (the usual single-user desktop) needs no
+    // condition at all: "acl_id IS NULL OR acl_id IN (every id)" is every document.
+    const filter: AclFilter = aclIds.length === count ? { mode: 'all' } : { mode: 'ids', aclIds };
     if (this.aclCache.size > 64) this.aclCache.clear();
     this.aclCache.set(key, filter);
     return filter;
@@ -360,21 +363,25 @@ export class TrawlService {
    * channel authenticated). The service's own methods are `forUser(whoami())`.
    */
   forUser(user: CurrentUser): UserView {
+    // Each call reads one snapshot: the visible-ACL set and the query that applies it must see the
+    // same committed data, or a document committed in between by another process could slip past.
+    const snapshot = <T>(fn: () => T): T => this.db.transaction(fn).deferred();
     return {
       whoami: () => user,
-      search: (req) => searchIndex(this.db, req, this.searchContext(user)),
-      preview: (id, query) => previewDoc(this.db, id, query, this.searchContext(user)),
-      suggest: (prefix) => suggestTerms(this.db, prefix, this.searchContext(user)),
-      openItem: (id) => {
-        if (!previewDoc(this.db, id, undefined, this.searchContext(user))) return null;
-        const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as {
-          url: string;
-          path: string;
-        };
-        return row.url.startsWith('file:')
-          ? { kind: 'file', target: row.path }
-          : { kind: 'url', target: row.url };
-      },
+      search: (req) => snapshot(() => searchIndex(this.db, req, this.searchContext(user))),
+      preview: (id, query) => snapshot(() => previewDoc(this.db, id, query, this.searchContext(user))),
+      suggest: (prefix) => snapshot(() => suggestTerms(this.db, prefix, this.searchContext(user))),
+      openItem: (id) =>
+        snapshot(() => {
+          if (!previewDoc(this.db, id, undefined, this.searchContext(user))) return null;
+          const row = this.db.prepare('SELECT url, path FROM documents WHERE id = ?').get(id) as {
+            url: string;
+            path: string;
+          };
+          return row.url.startsWith('file:')
+            ? { kind: 'file', target: row.path }
+            : { kind: 'url', target: row.url };
+        }),
     };
   }
 
