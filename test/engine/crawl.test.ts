@@ -252,3 +252,17 @@ describe('files without an extension', () => {
     expect(paths('blob')).toEqual(['misc/blob']);
   });
 });
+
+describe('a write that fails', () => {
+  it('fails the crawl with its reason instead of losing the item silently', async () => {
+    writeTree(env.root, { 'poison.txt': 'this row cannot be written' });
+    env.service.db.exec(
+      `CREATE TRIGGER poison BEFORE INSERT ON documents WHEN NEW.name = 'poison.txt' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
+    );
+    env.service.addSource({ startAddresses: [env.root] });
+    const [rec] = await env.service.crawl({});
+    expect(rec.status).toBe('failed');
+    expect(rec.error).toMatch(/disk on fire/);
+    expect(checkIntegrity(env.service.db)).toEqual([]);
+  });
+});

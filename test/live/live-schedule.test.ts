@@ -87,11 +87,8 @@ describe('scheduled crawls through a real service', () => {
     expect(most).toBe(2);
   });
 
-  // Fails today: every crawl has its own IndexWriter on the one shared connection, so when two
-  // crawls overlap one writer's BEGIN throws "cannot start a transaction within a transaction" and
-  // that item is silently lost (the crawl still reports done). Reported to the lead with the fix
-  // (share the transaction per connection); remove `.fails` once IndexWriter is fixed.
-  it.fails('loses nothing when sources crawl concurrently', async () => {
+  // Overlapping crawls share the service's one IndexWriter (one transaction per connection).
+  it('loses nothing when sources crawl concurrently', async () => {
     const service = await open({ maxConcurrentCrawls: 2 });
     for (const w of ['alpha', 'beta']) service.addSource({ startAddresses: [tree(300, `${w}word`)] });
     await service.crawl({ mode: 'full' });

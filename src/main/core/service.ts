@@ -88,6 +88,12 @@ export class TrawlService {
   private active = 0;
   private readonly aclCache = new Map<string, AclFilter>();
   private readonly self: UserView;
+  /**
+   * The one writer of this connection: every crawl (and live update) writes through it, so their
+   * batched transactions never interleave (two writers on one connection would commit or roll
+   * back each other's work).
+   */
+  private readonly writer: IndexWriter;
   private closed = false;
   /** Bumped whenever indexed content or sources change; lets the query layer drop its caches. */
   private generation = 0;
@@ -102,6 +108,7 @@ export class TrawlService {
     this.sources = new SourceStore(deps.db);
     this.user = deps.security.currentUser();
     this.self = this.forUser(this.user);
+    this.writer = new IndexWriter(deps.db);
     closeInterruptedCrawls(deps.db);
   }
 
@@ -239,7 +246,7 @@ export class TrawlService {
     track: (p: CrawlProgress) => void,
     paths?: string[],
   ): Promise<CrawlRecord> {
-    const writer = new IndexWriter(this.db);
+    const writer = this.writer;
     const session = new CrawlSession({
       db: this.db,
       writer,

@@ -292,6 +292,10 @@ export async function crawlTree(
     await items.idle();
   }
   if (fatal) throw fatal;
+  // Per-item problems are logged inside the tasks; anything that escaped them (a failing write,
+  // a bug) must fail the crawl rather than lose items silently.
+  const unexpected = items.errors[0] ?? lists.errors[0];
+  if (unexpected) throw unexpected instanceof Error ? unexpected : new Error(String(unexpected));
   if (session.signal.aborted) return;
 
   for (const [url, row] of history) {
