@@ -36,8 +36,8 @@ export interface AppData {
   info: AppInfo | null;
   /** Latest progress per source (running or just finished). */
   progress: Map<number, CrawlProgress>;
-  /** Sources a crawl was requested for that has not reported progress yet. */
-  starting: Set<number>;
+  /** Sources a crawl was requested for that has not reported progress yet (→ request time). */
+  starting: Map<number, number>;
   lastFinished: Map<number, CrawlRecord>;
   errors: CrawlError[];
   /** Set when the engine could not be reached. */
@@ -60,7 +60,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
   const [whoami, setWhoami] = useState<Whoami | null>(null);
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [progress, setProgress] = useState(new Map<number, CrawlProgress>());
-  const [starting, setStarting] = useState(new Set<number>());
+  const [starting, setStarting] = useState(new Map<number, number>());
   const [lastFinished, setLastFinished] = useState(new Map<number, CrawlRecord>());
   const [errors, setErrors] = useState<CrawlError[]>([]);
   const [offline, setOffline] = useState<string | null>(null);
@@ -72,11 +72,8 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
       setSources(data.sources);
       setStatus(data.status);
       setOffline(null);
-      setProgress((prev) => {
-        const next = new Map(prev);
-        for (const p of data.status.running) next.set(p.sourceId, p);
-        return next;
-      });
+      setProgress((prev) => reconcileProgress(prev, data.status));
+      setStarting((prev) => settleStarting(prev, data.status));
     } catch (error) {
       setOffline((error as Error).message);
     }
@@ -98,12 +95,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     const offs = [
       api.on('progress', (p) => {
         setProgress((prev) => new Map(prev).set(p.sourceId, p));
-        setStarting((prev) => {
-          if (!prev.has(p.sourceId)) return prev;
-          const next = new Set(prev);
-          next.delete(p.sourceId);
-          return next;
-        });
+        setStarting((prev) => without(prev, p.sourceId));
       }),
       api.on('crawl-finished', (record) => {
         setLastFinished((prev) => new Map(prev).set(record.sourceId, record));
@@ -117,11 +109,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
             currentItem: null,
           });
         });
-        setStarting((prev) => {
-          const next = new Set(prev);
-          next.delete(record.sourceId);
-          return next;
-        });
+        setStarting((prev) => without(prev, record.sourceId));
         refreshSoon();
       }),
       api.on('sources-changed', (list) => {
@@ -133,7 +121,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
           ...prev.slice(-9),
           { sourceId: e.sourceId, message: e.message, at: Date.now() },
         ]);
-        setStarting(new Set());
+        setStarting(new Map());
         refreshSoon();
       }),
     ];
@@ -143,15 +131,25 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     };
   }, [api, refresh, refreshSoon]);
 
+  // Safety net for lost events (a reconnecting stream, a restarted engine): while anything is
+  // crawling, re-read the status every 1.5 s.
+  const busy = starting.size > 0 || [...progress.values()].some((p) => p.state === 'running');
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => void refresh(), 1500);
+    return () => clearInterval(timer);
+  }, [busy, refresh]);
+
   const startCrawl = useCallback(
     async (sourceId: number | undefined, mode: 'full' | 'incremental') => {
       const ids =
         sourceId !== undefined ? [sourceId] : (sources ?? []).filter((s) => !s.paused).map((s) => s.id);
-      setStarting((prev) => new Set([...prev, ...ids]));
+      const now = Date.now();
+      setStarting((prev) => new Map([...prev, ...ids.map((id) => [id, now] as const)]));
       try {
         await api.startCrawl({ sourceId, mode });
       } catch (error) {
-        setStarting(new Set());
+        setStarting(new Map());
         setErrors((prev) => [
           ...prev.slice(-9),
           { sourceId: sourceId ?? null, message: (error as Error).message, at: Date.now() },
@@ -184,6 +182,53 @@ export function useAppData(): AppData {
   const ctx = useContext(AppDataContext);
   if (!ctx) throw new Error('useAppData outside AppDataProvider');
   return ctx;
+}
+
+function without<K, V>(map: Map<K, V>, key: K): Map<K, V> {
+  if (!map.has(key)) return map;
+  const next = new Map(map);
+  next.delete(key);
+  return next;
+}
+
+/**
+ * Merges a status snapshot into the progress map without going back in time: a snapshot never
+ * replaces a newer event for the same crawl, and a crawl the snapshot no longer lists as running
+ * takes its final state from the source's last crawl record.
+ */
+export function reconcileProgress(
+  prev: Map<number, CrawlProgress>,
+  status: IndexStatus,
+): Map<number, CrawlProgress> {
+  const next = new Map(prev);
+  const running = new Map(status.running.map((p) => [p.sourceId, p]));
+  for (const p of status.running) {
+    const cur = next.get(p.sourceId);
+    if (cur && cur.crawlId === p.crawlId && (cur.state !== 'running' || cur.done > p.done)) continue;
+    if (cur && cur.crawlId > p.crawlId) continue;
+    next.set(p.sourceId, p);
+  }
+  for (const [sourceId, cur] of next) {
+    if (cur.state !== 'running' || running.has(sourceId)) continue;
+    const last = status.sources.find((s) => s.id === sourceId)?.stats.lastCrawl;
+    if (last && last.id === cur.crawlId && last.status !== 'running') {
+      const c = last.counts;
+      const done = c.added + c.updated + c.notModified + c.failed + c.excluded + c.deleted;
+      next.set(sourceId, { ...cur, counts: c, done, state: last.status, currentItem: null });
+    }
+  }
+  return next;
+}
+
+/** Drops "starting" marks for sources the snapshot shows running, or finished since the request. */
+function settleStarting(prev: Map<number, number>, status: IndexStatus): Map<number, number> {
+  let next = prev;
+  for (const [sourceId, requestedAt] of prev) {
+    const last = status.sources.find((s) => s.id === sourceId)?.stats.lastCrawl;
+    const runningNow = status.running.some((p) => p.sourceId === sourceId);
+    if (runningNow || (last && last.startedAt >= requestedAt - 1000)) next = without(next, sourceId);
+  }
+  return next;
 }
 
 /** True while a source has a crawl running or requested. */

@@ -216,7 +216,7 @@ function StatusBar() {
   const data = useAppData();
   const { t, locale } = useI18n();
   const running = [...data.progress.values()].filter((p) => p.state === 'running');
-  const crawlingCount = new Set([...running.map((p) => p.sourceId), ...data.starting]).size;
+  const crawlingCount = new Set([...running.map((p) => p.sourceId), ...data.starting.keys()]).size;
   return (
     <footer className="statusbar">
       <span className="statusbar__who" data-testid="whoami" title={data.whoami?.principals.join(', ')}>

@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../app.js';
+import { reconcileProgress } from '../app-data.js';
 import { createFakeApi, makeSource, progressEvent } from '../test/fake-api.js';
 import { setupDom } from '../test/setup-dom.js';
 
@@ -94,5 +95,47 @@ describe('language', () => {
     fireEvent.change(screen.getByLabelText('语言'), { target: { value: 'en' } });
     expect(await screen.findByLabelText('Search query')).toBeTruthy();
     expect(localStorage.getItem('trawl.locale')).toBe('en');
+  });
+});
+
+describe('reconcileProgress', () => {
+  const record = (id: number, status: 'running' | 'done') => ({
+    id,
+    sourceId: 1,
+    mode: 'full' as const,
+    startedAt: 0,
+    endedAt: status === 'done' ? 10 : null,
+    status,
+    counts: { discovered: 7, added: 7, updated: 0, notModified: 0, deleted: 0, failed: 0, excluded: 0 },
+    error: null,
+  });
+  const status = (running: ReturnType<typeof progressEvent>[], last: ReturnType<typeof record> | null) => ({
+    dataDir: '/d',
+    documents: 7,
+    indexBytes: 1,
+    running,
+    sources: [
+      {
+        ...makeSource(1, 'Docs', '/docs'),
+        stats: { sourceId: 1, documents: 7, failed: 0, byType: [], lastCrawl: last },
+      },
+    ],
+  });
+
+  it('never lets an older status snapshot undo a newer event', () => {
+    const done = new Map([[1, progressEvent(1, 7, 7, 'done')]]);
+    expect(
+      reconcileProgress(done, status([progressEvent(1, 0, 0)], record(1, 'running'))).get(1)?.state,
+    ).toBe('done');
+    const ahead = new Map([[1, progressEvent(1, 5, 7)]]);
+    expect(
+      reconcileProgress(ahead, status([progressEvent(1, 2, 7)], record(1, 'running'))).get(1)?.done,
+    ).toBe(5);
+  });
+
+  it('finishes a crawl whose final events were lost, from the last crawl record', () => {
+    const stuck = new Map([[1, progressEvent(1, 0, 0)]]);
+    const next = reconcileProgress(stuck, status([], record(1, 'done'))).get(1);
+    expect(next).toMatchObject({ state: 'done', done: 7, currentItem: null });
   });
 });

@@ -7,7 +7,7 @@ import type { ContentSource, CrawlLogEntry, CrawlProgress, CrawlRecord } from '.
 import { useApi } from '../api/api-context.js';
 import { isCrawling, useAppData } from '../app-data.js';
 import { AlertIcon, PauseIcon, PlayIcon, RefreshIcon, StopIcon } from '../components/icons.js';
-import { ProgressBar } from '../components/progress-bar.js';
+import { ProgressBar, progressFromRecord } from '../components/progress-bar.js';
 import { useI18n } from '../i18n/i18n.js';
 import { formatDate, formatDateTime, formatDuration, shortenPath } from '../lib/format.js';
 import { KindIcon } from '../sources/sources-view.js';
@@ -90,17 +90,26 @@ function CrawlCard({
   const data = useAppData();
   const api = useApi();
   const { t, locale } = useI18n();
-  const running = starting || progress?.state === 'running';
-  const shown = running ? progress : progress && progress.state !== 'running' ? progress : null;
+  const live = progress?.state === 'running' ? progress : null;
+  const running = starting || live !== null;
+  const finished = running
+    ? null
+    : progress && progress.state !== 'running'
+      ? progress
+      : last && last.status !== 'running'
+        ? progressFromRecord(last)
+        : null;
+  const shown = live ?? finished;
+  const ended = finished?.state;
   const stateLabel =
-    starting && !progress?.state
+    starting && !live
       ? t('activity.queued')
       : running
         ? t('activity.running')
         : source.paused
           ? t('activity.paused')
-          : progress
-            ? t(`activity.${progress.state}` as const)
+          : ended
+            ? t(`activity.${ended}` as const)
             : t('activity.idle');
   const counts = shown?.counts ?? last?.counts ?? null;
   return (
@@ -119,36 +128,45 @@ function CrawlCard({
           <span className="crawl-card__address">{source.displayAddresses[0]}</span>
         </div>
         <span
-          className={`status-dot status-dot--${running ? 'running' : source.paused ? 'paused' : (progress?.state ?? last?.status ?? 'idle')}`}
+          className={`status-dot status-dot--${running ? 'running' : source.paused ? 'paused' : (ended ?? 'idle')}`}
           data-testid="crawl-state"
         >
           {stateLabel}
         </span>
       </header>
       <div className="crawl-card__progress">
-        <ProgressBar
-          progress={running ? (progress?.state === 'running' ? progress : null) : shown}
-          label={source.name}
-        />
+        <ProgressBar progress={shown} idle={!running && !shown} label={source.name} />
         <div className="crawl-card__numbers">
-          {shown ? (
+          {running ? (
             <>
               <span>
-                {t('activity.progress', {
-                  done: shown.done,
-                  discovered: Math.max(shown.done, shown.counts.discovered),
-                })}
+                {live
+                  ? t('activity.progress', {
+                      done: live.done,
+                      discovered: Math.max(live.done, live.counts.discovered),
+                    })
+                  : t('activity.queued')}
               </span>
-              {running ? <span>{t('activity.rate', { n: Math.round(shown.rate * 10) / 10 })}</span> : null}
+              {live ? <span>{t('activity.rate', { n: Math.round(live.rate * 10) / 10 })}</span> : null}
             </>
           ) : last ? (
-            <span>
-              {t('activity.lastRun', {
-                mode: t(`activity.mode.${last.mode}`),
-                when: formatDate(last.startedAt, locale),
-                duration: last.endedAt ? formatDuration(last.endedAt - last.startedAt) : '—',
-              })}
-            </span>
+            <>
+              <span>
+                {t('activity.lastRun', {
+                  mode: t(`activity.mode.${last.mode}`),
+                  when: formatDate(last.startedAt, locale),
+                  duration: last.endedAt ? formatDuration(last.endedAt - last.startedAt) : '—',
+                })}
+              </span>
+              {shown ? (
+                <span>
+                  {t('activity.progress', {
+                    done: shown.done,
+                    discovered: Math.max(shown.done, shown.counts.discovered),
+                  })}
+                </span>
+              ) : null}
+            </>
           ) : (
             <span className="muted">{t('activity.never')}</span>
           )}

@@ -66,31 +66,34 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
   const segments = useMemo(() => (preview ? splitByRanges(preview.text, preview.hits) : []), [preview]);
   const hitCount = useMemo(() => segments.filter((s) => s.hit).length, [segments]);
 
+  // A different document or query starts at its first hit; a re-fetch of the same one keeps the place.
+  const shownKey = preview ? `${id}|${query}` : null;
+  const scrollPending = useRef(false);
   useEffect(() => {
     setCurrent(0);
+    scrollPending.current = true;
     bodyRef.current?.scrollTo({ top: 0 });
-  }, [preview]);
+  }, [shownKey]);
+
+  useEffect(() => {
+    const marks = bodyRef.current?.querySelectorAll('mark');
+    if (!marks || marks.length === 0) return;
+    const i = Math.min(current, marks.length - 1);
+    marks.forEach((m, j) => m.classList.toggle('is-current', j === i));
+    if (scrollPending.current) {
+      scrollPending.current = false;
+      marks[i].scrollIntoView?.({ block: 'center' });
+    }
+  }, [segments, current]);
 
   const goTo = useCallback(
     (index: number) => {
       if (hitCount === 0) return;
-      const next = ((index % hitCount) + hitCount) % hitCount;
-      setCurrent(next);
-      const marks = bodyRef.current?.querySelectorAll('mark');
-      const mark = marks?.[next];
-      marks?.forEach((m, i) => m.classList.toggle('is-current', i === next));
-      mark?.scrollIntoView?.({ block: 'center' });
+      scrollPending.current = true;
+      setCurrent(((index % hitCount) + hitCount) % hitCount);
     },
     [hitCount],
   );
-
-  useEffect(() => {
-    if (hitCount > 0) {
-      const first = bodyRef.current?.querySelector('mark');
-      first?.classList.add('is-current');
-      first?.scrollIntoView?.({ block: 'center' });
-    }
-  }, [segments, hitCount]);
 
   useImperativeHandle(ref, () => ({ nextHit: () => goTo(current + 1), prevHit: () => goTo(current - 1) }), [
     goTo,

@@ -20,7 +20,8 @@ interface ResultListProps {
   hits: Map<number, SearchHit>;
   terms: string[];
   selected: number;
-  generation: number;
+  /** Scrolls back to the top when it changes (a new query, not a re-run). */
+  resetKey: string;
   onSelect(index: number): void;
   onOpen(index: number): void;
   ensureRow(index: number): void;
@@ -31,7 +32,7 @@ export function ResultList({
   hits,
   terms,
   selected,
-  generation,
+  resetKey,
   onSelect,
   onOpen,
   ensureRow,
@@ -51,7 +52,7 @@ export function ResultList({
 
   useEffect(() => {
     scrollRef.current?.scrollTo({ top: 0 });
-  }, [generation]);
+  }, [resetKey]);
 
   useEffect(() => {
     if (selected >= 0 && selected < count) virtualizer.scrollToIndex(selected, { align: 'auto' });

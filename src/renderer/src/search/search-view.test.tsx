@@ -139,6 +139,42 @@ describe('snippets and preview are inert text', () => {
   });
 });
 
+describe('when the index changes under a query', () => {
+  it('re-runs the search but keeps the selected document and the preview position', async () => {
+    const fake = renderApp();
+    fireEvent.change(searchBox(), { target: { value: 'search' } });
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    fireEvent.keyDown(searchBox(), { key: 'ArrowDown' });
+    fireEvent.keyDown(searchBox(), { key: 'ArrowUp' });
+    const preview = await screen.findByTestId('preview');
+    await waitFor(() => expect(within(preview).getByText('Hit 1 of 3')).toBeTruthy());
+    fireEvent.keyDown(searchBox(), { key: 'F3' });
+    expect(within(preview).getByText('Hit 2 of 3')).toBeTruthy();
+    fireEvent.keyDown(searchBox(), { key: 'ArrowDown' });
+    fireEvent.keyDown(searchBox(), { key: 'ArrowUp' });
+    await waitFor(() => expect(within(preview).getByText('Hit 1 of 3')).toBeTruthy());
+    fireEvent.keyDown(searchBox(), { key: 'F3' });
+    const searches = fake.callsOf('search').length;
+    act(() =>
+      fake.events.emit('crawl-finished', {
+        id: 9,
+        sourceId: 1,
+        mode: 'incremental',
+        startedAt: 0,
+        endedAt: 1,
+        status: 'done',
+        counts: { discovered: 1, added: 0, updated: 1, notModified: 0, deleted: 0, failed: 0, excluded: 0 },
+        error: null,
+      }),
+    );
+    await waitFor(() => expect(fake.callsOf('search').length).toBe(searches + 1));
+    await act(() => new Promise((r) => setTimeout(r, 300)));
+    expect(rows()[0].getAttribute('aria-selected')).toBe('true');
+    expect(within(preview).getByText('Hit 2 of 3')).toBeTruthy();
+    expect(within(preview).getByTestId('preview-text').querySelectorAll('mark.is-current')).toHaveLength(1);
+  });
+});
+
 describe('keyboard', () => {
   it('moves with arrows, opens with Enter, reveals with Ctrl+Enter, copies with Ctrl+C, clears with Esc', async () => {
     const fake = renderApp();

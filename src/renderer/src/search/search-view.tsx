@@ -56,10 +56,29 @@ export function SearchView() {
   );
   const { state, ensureRow, reload } = useSearch(api, params);
   const count = Math.min(state.total, MAX_ROWS);
-  const selectedHit: SearchHit | null = state.status === 'ready' ? (state.hits.get(selected) ?? null) : null;
+  const selectedHit: SearchHit | null = state.status === 'error' ? null : (state.hits.get(selected) ?? null);
   const suggestions = useSuggestions(api, query, inputFocused && !helpOpen && !suggestionsDismissed);
 
-  useEffect(() => setSelected(0), [state.generation]);
+  // A new query starts at the top; the same query re-run (the index changed) keeps the selected
+  // document selected when it is still there.
+  const shownKey = useRef('');
+  const selectedId = useRef<number | null>(null);
+  selectedId.current = selectedHit?.id ?? selectedId.current;
+  useEffect(() => {
+    if (state.key !== shownKey.current) {
+      shownKey.current = state.key;
+      selectedId.current = null;
+      setSelected(0);
+      return;
+    }
+    for (const [i, hit] of state.hits) {
+      if (hit.id === selectedId.current) {
+        setSelected(i);
+        return;
+      }
+    }
+    setSelected((s) => Math.max(0, Math.min(s, Math.min(state.total, MAX_ROWS) - 1)));
+  }, [state.generation]); // runs once per result set; reads the rest from refs and state
   useEffect(() => {
     if (data.lastFinished.size > 0) reload();
   }, [data.lastFinished, reload]);
@@ -285,7 +304,7 @@ export function SearchView() {
                   hits={state.hits}
                   terms={state.terms}
                   selected={selected}
-                  generation={state.generation}
+                  resetKey={state.key}
                   onSelect={setSelected}
                   onOpen={(i) => void openHit(state.hits.get(i) ?? null, 'open')}
                   ensureRow={ensureRow}

@@ -23,8 +23,10 @@ export interface SearchState {
   /** Sparse: index → hit for the pages loaded so far. */
   hits: Map<number, SearchHit>;
   error: TrawlError | null;
-  /** Bumped whenever a new result set replaces the old one. */
+  /** Bumped whenever a new result set replaces the old one (also when the same query is re-run). */
   generation: number;
+  /** Identifies the request (query, filters, sort) the results answer; a re-run keeps it. */
+  key: string;
 }
 
 const initial: SearchState = {
@@ -37,6 +39,7 @@ const initial: SearchState = {
   hits: new Map(),
   error: null,
   generation: 0,
+  key: '',
 };
 
 function asTrawlError(error: unknown): TrawlError {
@@ -60,7 +63,7 @@ export function useSearch(api: TrawlApi, params: SearchParams, debounceMs = 120)
     pending.current = new Set();
     current.current = params;
     if (params.query.trim() === '') {
-      setState({ ...initial, generation: gen });
+      setState({ ...initial, generation: gen, key });
       return;
     }
     setState((s) => ({ ...s, status: 'loading' }));
@@ -82,6 +85,7 @@ export function useSearch(api: TrawlApi, params: SearchParams, debounceMs = 120)
             hits,
             error: null,
             generation: gen,
+            key,
           });
         },
         (error: unknown) => {
