@@ -62,6 +62,8 @@ export interface LiveSourceStatus {
 
 /** The background runner's state, for `trawl status` and the UI. */
 export interface BackgroundStatus {
+  /** False when this is {@link offlineLiveStatus}: read from the database, nothing watching. */
+  running: boolean;
   /** Global pause (persisted). */
   paused: boolean;
   sources: LiveSourceStatus[];
@@ -70,9 +72,10 @@ export interface BackgroundStatus {
   watchBudget: number;
   /** Linux: the user's inotify watch limit and the watches this process holds. */
   inotify: { limit: number | null; inUse: number | null };
-  memory: { rssBytes: number; heapUsedBytes: number };
-  throttle: GateStats;
-  priority: PriorityState;
+  /** The runner's process; null when not running. */
+  memory: { rssBytes: number; heapUsedBytes: number } | null;
+  throttle: GateStats | null;
+  priority: PriorityState | null;
 }
 
 /** The running background: watching, schedules, throttling. */
@@ -273,6 +276,7 @@ export async function startBackground(
     });
     const mem = process.memoryUsage();
     return {
+      running: true,
       paused,
       sources,
       watches,
@@ -346,5 +350,53 @@ export async function startBackground(
       priority.restore();
       statusListeners.clear();
     },
+  };
+}
+
+/**
+ * The live status as the database alone tells it, for `trawl status` when no runner (daemon, app)
+ * is reachable: global and per-source pause, and when each scheduled crawl falls due.
+ */
+export function offlineLiveStatus(service: TrawlService, clock: Clock = systemClock): BackgroundStatus {
+  const settings = new LiveSettings(service.db);
+  const paused = settings.get('paused');
+  const scheduler = new CrawlScheduler(service, {
+    clock,
+    history: new CrawlHistory(service.db),
+    isPaused: () => paused,
+    pollMinutes: () => null,
+  });
+  const plans = new Map(scheduler.plan().map((p) => [p.sourceId, p]));
+  return {
+    running: false,
+    paused,
+    sources: service.listSources().map((s) => {
+      const plan = plans.get(s.id);
+      const off = paused || s.paused;
+      return {
+        sourceId: s.id,
+        name: s.name,
+        state: off ? 'paused' : 'off',
+        reason:
+          paused && !s.paused
+            ? 'all indexing is paused'
+            : off
+              ? null
+              : 'no background runner: start `trawl daemon` or the app',
+        watches: 0,
+        pendingChanges: 0,
+        liveUpdates: 0,
+        lastUpdate: null,
+        nextIncrementalAt: off ? null : (plan?.nextIncrementalAt ?? null),
+        nextFullAt: off ? null : (plan?.nextFullAt ?? null),
+        crawling: plan?.running ?? null,
+      };
+    }),
+    watches: 0,
+    watchBudget: settings.get('watchBudget'),
+    inotify: { limit: inotifyWatchLimit(), inUse: null },
+    memory: null,
+    throttle: null,
+    priority: null,
   };
 }

@@ -11,8 +11,12 @@ import { coalescePaths, type CoalesceOptions } from './path-coalescing.js';
 import { RootWatcher, type WatchFactory } from './root-watcher.js';
 import { countWatchTargets, networkFsReason } from './watch-feasibility.js';
 
-/** How a source is kept up to date. */
-export type LiveState = 'starting' | 'watching' | 'polling' | 'paused' | 'unwatched';
+/**
+ * How a source is kept up to date: `watching` (events applied as they come), `polling` (periodic
+ * incremental crawls, with the reason), `unwatched` (web: its schedule only), `paused`, `starting`
+ * (watches being armed), `off` (no background runner in this process).
+ */
+export type LiveState = 'starting' | 'watching' | 'polling' | 'paused' | 'unwatched' | 'off';
 
 /** The last batch of live changes applied to the index. */
 export interface LiveUpdate {
