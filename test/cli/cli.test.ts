@@ -175,3 +175,25 @@ describe('trawl CLI', () => {
     expect(JSON.parse(trawl('search', 'cluster', '--json').out).total).toBe(0);
   });
 });
+
+describe('credential rules', () => {
+  it('record the user who saved them as the readers of what they fetch', () => {
+    const add = trawl(
+      'source',
+      'add',
+      'http://127.0.0.1:9/private/',
+      '--name',
+      'Private',
+      '--auth',
+      'http://127.0.0.1:9/private/=intranet',
+    );
+    expect(add.code).toBe(0);
+    const rules = JSON.parse(trawl('source', 'show', 'Private').out).rules;
+    expect(rules[0]).toMatchObject({
+      syntax: 'prefix',
+      credentialId: 'intranet',
+      principals: [`uid:${process.getuid!()}`],
+    });
+    expect(trawl('source', 'remove', 'Private').code).toBe(0);
+  });
+});

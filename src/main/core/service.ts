@@ -17,6 +17,7 @@ import { openDatabase, type Db } from './index/database.js';
 import { IndexWriter } from './index/index-writer.js';
 import { normalizeAddress, SourceStore, SourceError } from './index/source-store.js';
 import type {
+  CrawlRule,
   ContentSource,
   CrawlLogEntry,
   CrawlProgress,
@@ -148,7 +149,7 @@ export class TrawlService {
   }
 
   addSource(input: NewContentSource): ContentSource {
-    const s = this.sources.add(input);
+    const s = this.sources.add({ ...input, rules: this.ownCredentialRules(input.rules) });
     try {
       validateKindSettings(s);
     } catch (e) {
@@ -161,7 +162,10 @@ export class TrawlService {
 
   updateSource(id: number, patch: Partial<NewContentSource> & { paused?: boolean }): ContentSource {
     const before = this.sources.get(id);
-    const s = this.sources.update(id, patch);
+    const s = this.sources.update(
+      id,
+      patch.rules ? { ...patch, rules: this.ownCredentialRules(patch.rules) } : patch,
+    );
     try {
       validateKindSettings(s);
     } catch (e) {
@@ -177,6 +181,15 @@ export class TrawlService {
     if (!this.sources.remove(id)) throw new SourceError(`no source with id ${id}`);
     this.aclCache.clear();
     this.emit('sources-changed', this.sources.list());
+  }
+
+  /**
+   * Items fetched with a rule's credential are readable by the rule's principals; a rule saved
+   * without any gets the user who saved it (a daemon crawling as root must not widen that).
+   */
+  private ownCredentialRules(rules: CrawlRule[] | undefined): CrawlRule[] | undefined {
+    const me = this.user.id ?? `user:${this.user.user}`;
+    return rules?.map((r) => (r.credentialId && !r.principals?.length ? { ...r, principals: [me] } : r));
   }
 
   /** Test a path or URL against a source's rules, as the crawl would decide for a file. */

@@ -88,6 +88,7 @@ export async function crawlTree(
   const isFatal = (e: unknown): e is HandlerError =>
     e instanceof HandlerError && (e.code === 'unavailable' || e.code === 'auth');
 
+  await handler.begin?.(ctx);
   const roots: ItemStat[] = [];
   for (const url of source.startAddresses) roots.push(await handler.stat(url, ctx));
   const scopes = opts.paths?.map((p) => p.replace(/\/+$/, ''));

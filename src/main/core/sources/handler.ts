@@ -72,6 +72,8 @@ export interface HierarchicalHandler {
    * types). Handlers that capture descriptors in `open` should implement it.
    */
   describe?(item: ItemStat, ctx: HandlerContext): Promise<SecurityDescriptor | null | undefined>;
+  /** Optional: called once when a crawl starts (drop per-crawl caches). */
+  begin?(ctx: HandlerContext): Promise<void> | void;
   /** Optional: release long-lived resources (sessions, child processes) at the end of a crawl. */
   close?(ctx: HandlerContext): Promise<void>;
 }

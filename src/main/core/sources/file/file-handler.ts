@@ -19,6 +19,8 @@ export interface FileSecurityCapture {
   key(filePath: string, st: fs.Stats): string;
   /** The item's read-access descriptor, or null for "visible to everyone". */
   capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null>;
+  /** Forget cached folder state (called when a crawl starts). */
+  invalidate?(): void;
 }
 
 function toStat(p: string, st: fs.Stats, viaSymlink: boolean, sec?: FileSecurityCapture): ItemStat {
@@ -109,6 +111,10 @@ export function createFileHandler(opts: FileHandlerOptions = {}): HierarchicalHa
       );
       out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return out;
+    },
+
+    begin(): void {
+      sec?.invalidate?.();
     },
 
     async describe(item: ItemStat): Promise<SecurityDescriptor | null | undefined> {
