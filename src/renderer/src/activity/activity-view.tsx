@@ -158,14 +158,7 @@ function CrawlCard({
                   duration: last.endedAt ? formatDuration(last.endedAt - last.startedAt) : '—',
                 })}
               </span>
-              {shown ? (
-                <span>
-                  {t('activity.progress', {
-                    done: shown.done,
-                    discovered: Math.max(shown.done, shown.counts.discovered),
-                  })}
-                </span>
-              ) : null}
+              {shown ? <span>{t('activity.items_other', { n: shown.done })}</span> : null}
             </>
           ) : (
             <span className="muted">{t('activity.never')}</span>
