@@ -24,6 +24,19 @@ describe('live status for trawl status', () => {
     );
   });
 
+  it('changes and persists live settings at run time, rejecting invalid ones', async () => {
+    env = await liveEnv({ 'a.txt': 'alpha' });
+    env.bg.configure({ cpuBudget: 0.5, quietMs: 150, pollMinutes: 5 });
+    expect(env.bg.status().throttle).toMatchObject({ cpuBudget: 0.5, quietMs: 150 });
+    expect(new LiveSettings(env.service.db).all()).toMatchObject({
+      cpuBudget: 0.5,
+      quietMs: 150,
+      pollMinutes: 5,
+    });
+    expect(() => env!.bg.configure({ cpuBudget: 3 })).toThrow(RangeError);
+    expect(new LiveSettings(env.service.db).get('cpuBudget')).toBe(0.5);
+  });
+
   it('reads pause and schedules from the database when no runner is running', async () => {
     env = await liveEnv({ 'a.txt': 'alpha' }, { bg: { watch: false, schedule: false } });
     const other = env.service.addSource({ startAddresses: [env.base] });
