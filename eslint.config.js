@@ -31,6 +31,25 @@ export default tseslint.config(
     },
   },
   {
+    // One IPC wrapper (STYLE.md): raw ipcMain/ipcRenderer only where the contract is bound.
+    files: ['src/main/*.ts'],
+    ignores: ['src/main/ipc.ts', 'src/main/index.ts', 'src/main/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'electron',
+              importNames: ['ipcMain', 'ipcRenderer'],
+              message: 'Use the contract-bound handle() in src/main/ipc.ts, not raw IPC.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/renderer/**'],
     rules: {
       'no-restricted-imports': [

@@ -122,7 +122,7 @@ export interface CrawlProgress {
   sourceId: number;
   mode: CrawlMode;
   counts: CrawlCounts;
-  /** Items finished (added + updated + notModified + failed + excluded + deleted). */
+  /** Discovered items finished (added + updated + notModified + failed); never above `discovered`. */
   done: number;
   currentItem: string | null;
   /** Items per second since the crawl began. */

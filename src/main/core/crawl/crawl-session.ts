@@ -88,10 +88,10 @@ export class CrawlSession {
     );
   }
 
-  /** Items finished so far. */
+  /** Discovered items finished so far (excluded and deleted items are counted apart). */
   done(): number {
     const c = this.counts;
-    return c.added + c.updated + c.notModified + c.failed + c.excluded + c.deleted;
+    return c.added + c.updated + c.notModified + c.failed;
   }
 
   /** Current progress snapshot. */
