@@ -237,7 +237,19 @@ export async function startBackground(
   };
 
   const offSources = service.on('sources-changed', () => void sync());
-  const offProgress = service.on('progress', () => priority.apply());
+  let priorityAt = -Infinity;
+  const offProgress = service.on('progress', () => {
+    // new filter workers start at the main thread's priority: catch them, at most every 2 s
+    if (clock.now() - priorityAt < 2000) return;
+    priorityAt = clock.now();
+    priority.apply();
+  });
+  let inotifyInUse: { at: number; n: number | null } = { at: -Infinity, n: null };
+
+  function inotifyInUseCached(): number | null {
+    if (clock.now() - inotifyInUse.at > 5000) inotifyInUse = { at: clock.now(), n: inotifyWatchesInUse() };
+    return inotifyInUse.n;
+  }
 
   function status(): BackgroundStatus {
     const plans = new Map(scheduler.plan().map((p) => [p.sourceId, p]));
@@ -246,7 +258,7 @@ export async function startBackground(
     const sources = service.listSources().map((s): LiveSourceStatus => {
       const m = monitors.get(s.id)?.monitor;
       const plan = plans.get(s.id);
-      const w = m ? m.recount() : 0;
+      const w = m ? m.watchCount(true) : 0;
       watches += w;
       const state: LiveState =
         paused || s.paused ? 'paused' : m ? m.state : watchEnabled ? 'starting' : 'polling';
@@ -281,7 +293,7 @@ export async function startBackground(
       sources,
       watches,
       watchBudget: budget.limit,
-      inotify: { limit, inUse: inotifyWatchesInUse() },
+      inotify: { limit, inUse: inotifyInUseCached() },
       memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
       throttle: gate.stats(),
       priority: priority.state(),

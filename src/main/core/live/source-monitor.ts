@@ -11,6 +11,9 @@ import { coalescePaths, type CoalesceOptions } from './path-coalescing.js';
 import { RootWatcher, type WatchFactory } from './root-watcher.js';
 import { countWatchTargets, networkFsReason } from './watch-feasibility.js';
 
+/** Pending paths beyond this are folded into folders right away. */
+const MAX_BACKLOG = 20_000;
+
 /**
  * How a source is kept up to date: `watching` (events applied as they come), `polling` (periodic
  * incremental crawls, with the reason), `unwatched` (web: its schedule only), `paused`, `starting`
@@ -113,6 +116,7 @@ export class SourceMonitor {
   private applying: Promise<void> | null = null;
   private rootTimer: TimerHandle | null = null;
   private count = 0;
+  private countedAt = -Infinity;
   private stopped = false;
   private readonly rules: RuleMatcher;
 
@@ -135,8 +139,9 @@ export class SourceMonitor {
     return this.batcher.size + this.queue.size;
   }
 
-  /** Watches this source holds. */
-  watchCount(): number {
+  /** Watches this source holds; `exact` recounts (at most every 5 s: it walks chokidar's tables). */
+  watchCount(exact = false): number {
+    if (exact && this.deps.clock.now() - this.countedAt > 5000) this.recount();
     return this.count;
   }
 
@@ -159,7 +164,11 @@ export class SourceMonitor {
       );
     }
     this.deps.budget.set(s.id, estimate);
-    for (const root of this.roots) await this.arm(root);
+    try {
+      for (const root of this.roots) await this.arm(root);
+    } catch (e) {
+      return this.fallback(`watching failed: ${(e as Error).message}`);
+    }
     if (this.stopped || this.state === 'polling') return;
     this.recount();
     if (!this.deps.budget.fits(s.id, this.count)) return this.overBudget();
@@ -187,6 +196,7 @@ export class SourceMonitor {
 
   /** Count watches exactly (the incremental count drifts with renames chokidar reports late). */
   recount(): number {
+    this.countedAt = this.deps.clock.now();
     let n = 0;
     for (const w of this.watchers.values()) n += w.count();
     this.count = n;
@@ -228,7 +238,10 @@ export class SourceMonitor {
       followSymlinks: this.source.settings.followSymlinks,
       skip: [this.deps.dataDir],
       factory: this.deps.factory,
-      onChange: (p) => this.batcher.add(p),
+      onChange: (p) => {
+        this.batcher.add(p);
+        if (this.batcher.size > MAX_BACKLOG) this.batcher.flush();
+      },
       onRootGone: () => void this.rootGone(root),
       onFatal: (e) => void this.fallback(fatalReason(e, this.inotifyLimit)),
       onCount: (d) => this.grow(d),
@@ -328,6 +341,12 @@ export class SourceMonitor {
   private enqueue(paths: string[]): void {
     if (this.stopped) return;
     for (const p of paths) this.queue.add(p);
+    // A long batch in flight while events pour in: keep the backlog folded, not one entry per path.
+    if (this.queue.size > MAX_BACKLOG) {
+      const folded = coalescePaths(this.queue, this.roots, this.deps.coalesce);
+      this.queue.clear();
+      for (const p of folded) this.queue.add(p);
+    }
     if (!this.applying) {
       this.applying = this.pump().finally(() => {
         this.applying = null;
