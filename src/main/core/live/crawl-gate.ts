@@ -2,7 +2,7 @@ import type { ContentExtractor } from '../crawl/tree-crawler.js';
 import { systemClock, type Clock } from './clock.js';
 
 /** Something a crawl awaits before each unit of work. */
-export interface WorkGate {
+export interface ActivityGate {
   wait(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ const nextTurn = () => new Promise<void>((r) => setImmediate(r));
  * behind crawl work run first), and holds every concurrent waiter through the same rest (one rest
  * per slice, not one per waiter). `noteUserActivity()` is cheap enough to call on every keystroke.
  */
-export class CrawlGate implements WorkGate {
+export class CrawlGate implements ActivityGate {
   private readonly clock: Clock;
   private quietMs: number;
   private cpuBudget: number;
@@ -122,7 +122,7 @@ function clampBudget(b: number): number {
  * The extractor with the gate in front of every filter run: the cheapest place to throttle a crawl
  * without touching the crawl loop (filtering is most of a crawl's CPU).
  */
-export function gateExtractor<E extends ContentExtractor>(extractor: E, gate: WorkGate): E {
+export function gateExtractor<E extends ContentExtractor>(extractor: E, gate: ActivityGate): E {
   return {
     ...extractor,
     run: async (input: Parameters<ContentExtractor['run']>[0]) => {
