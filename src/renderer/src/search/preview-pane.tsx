@@ -41,7 +41,6 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
   const api = useApi();
   const { t, locale } = useI18n();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [current, setCurrent] = useState(0);
   const bodyRef = useRef<HTMLDivElement>(null);
   const request = useRef(0);
   const id = hit?.id ?? null;
@@ -67,10 +66,14 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
   const hitCount = useMemo(() => segments.filter((s) => s.hit).length, [segments]);
 
   // A different document or query starts at its first hit; a re-fetch of the same one keeps the place.
+  // The reset happens while rendering the new key (not in an effect, which could run after the
+  // user's first step and undo it).
   const shownKey = preview ? `${id}|${query}` : null;
+  const [pos, setPos] = useState<{ key: string | null; i: number }>({ key: null, i: 0 });
+  if (pos.key !== shownKey) setPos({ key: shownKey, i: 0 });
+  const current = pos.key === shownKey ? pos.i : 0;
   const scrollPending = useRef(false);
   useEffect(() => {
-    setCurrent(0);
     scrollPending.current = true;
     bodyRef.current?.scrollTo({ top: 0 });
   }, [shownKey]);
@@ -90,9 +93,9 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
     (index: number) => {
       if (hitCount === 0) return;
       scrollPending.current = true;
-      setCurrent(((index % hitCount) + hitCount) % hitCount);
+      setPos({ key: shownKey, i: ((index % hitCount) + hitCount) % hitCount });
     },
-    [hitCount],
+    [hitCount, shownKey],
   );
 
   useImperativeHandle(ref, () => ({ nextHit: () => goTo(current + 1), prevHit: () => goTo(current - 1) }), [
