@@ -30,6 +30,10 @@ export const serveCommand: Command = {
     if (!fs.existsSync(path.join(staticDir, 'index.html')))
       throw new Error(`the search UI is not built (${staticDir})`);
     const svc = await service();
+    // Watching and schedules run while the UI is up; crawls step aside while the user types.
+    const { startBackground } = await import('../../main/core/live/background.js');
+    const background = await startBackground(svc);
+    svc.setActivityListener(() => background.noteUserActivity());
     const { startWebShell } = await import('../../web-shell/server.js');
     const shell = await startWebShell({
       service: svc,
@@ -45,6 +49,8 @@ export const serveCommand: Command = {
       process.once('SIGTERM', stop);
     });
     await shell.close();
+    svc.setActivityListener(null);
+    await background.stop();
     return 0;
   },
 };

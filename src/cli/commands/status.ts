@@ -21,6 +21,7 @@ export const statusCommand: Command = {
     const { resolveDaemonSocket, connectDaemon } = await import('../../daemon/daemon-client.js');
     const socket = resolveDaemonSocket({ flag: values.daemon, env: io.env, dataDir });
     let st: IndexStatus;
+    let live: string[] = [];
     if (socket) {
       const client = await connectDaemon(socket);
       try {
@@ -29,7 +30,11 @@ export const statusCommand: Command = {
         client.close();
       }
     } else {
-      st = (await service()).status();
+      const svc = await service();
+      st = svc.status();
+      const { offlineLiveStatus } = await import('../../main/core/live/background.js');
+      const { formatLiveStatus } = await import('../../main/core/live/live-status-text.js');
+      live = formatLiveStatus(offlineLiveStatus(svc));
     }
     if (values.json) {
       io.out(JSON.stringify(st, null, 2));
@@ -46,6 +51,7 @@ export const statusCommand: Command = {
         `${String(s.id).padStart(3)}  ${s.name}  (${s.kind}${s.paused ? ', paused' : ''})  ${s.stats.documents} documents, ${s.stats.failed} failed\n     ${last}`,
       );
     }
+    for (const line of live) io.out(line);
     return 0;
   },
 };

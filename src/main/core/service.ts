@@ -96,6 +96,9 @@ export class TrawlService {
    */
   private readonly writer: IndexWriter;
   private closed = false;
+  /** Full and incremental crawls wait on this between items (live updates do not). */
+  private crawlGate: { wait(): Promise<void> } | null = null;
+  private activity: (() => void) | null = null;
   /** Bumped whenever indexed content or sources change; lets the query layer drop its caches. */
   private generation = 0;
 
@@ -283,7 +286,10 @@ export class TrawlService {
       session.tick(true);
       if (handler.kind === 'hierarchical') {
         try {
-          await crawlTree(session, handler, this.deps.extractor, ctx, { paths });
+          await crawlTree(session, handler, this.deps.extractor, ctx, {
+            paths,
+            gate: paths ? undefined : (this.crawlGate ?? undefined),
+          });
         } finally {
           await handler.close?.(ctx);
         }
@@ -313,6 +319,19 @@ export class TrawlService {
     const source = this.sources.get(sourceId) ?? this.fail(`no source with id ${sourceId}`);
     await this.running.get(sourceId)?.promise.catch(() => undefined);
     return this.runCrawl(source, 'incremental', new AbortController().signal, () => {}, paths);
+  }
+
+  /** Crawls yield to this gate between items (the live runner's activity and CPU-budget gate). */
+  setCrawlGate(gate: { wait(): Promise<void> } | null): void {
+    this.crawlGate = gate;
+  }
+
+  /**
+   * Called on every search and suggestion a transport serves to a person (web shell, Electron),
+   * so crawls can step aside while someone types.
+   */
+  setActivityListener(listener: (() => void) | null): void {
+    this.activity = listener;
   }
 
   /** Stop one source's crawl, or all crawls. What was indexed so far is kept. */
@@ -388,9 +407,15 @@ export class TrawlService {
     const snapshot = <T>(fn: () => T): T => this.db.transaction(fn).deferred();
     return {
       whoami: () => user,
-      search: (req) => snapshot(() => searchIndex(this.db, req, this.searchContext(user))),
+      search: (req) => {
+        this.activity?.();
+        return snapshot(() => searchIndex(this.db, req, this.searchContext(user)));
+      },
       preview: (id, query) => snapshot(() => previewDoc(this.db, id, query, this.searchContext(user))),
-      suggest: (prefix) => snapshot(() => suggestTerms(this.db, prefix, this.searchContext(user))),
+      suggest: (prefix) => {
+        this.activity?.();
+        return snapshot(() => suggestTerms(this.db, prefix, this.searchContext(user)));
+      },
       openItem: (id) =>
         snapshot(() => {
           if (!previewDoc(this.db, id, undefined, this.searchContext(user))) return null;

@@ -28,6 +28,11 @@ export interface TreeCrawlOptions {
    * of file-system events through the same path as a crawl.
    */
   paths?: string[];
+  /**
+   * Waited on before each item is opened and each folder is listed: lets the crawl yield while
+   * the user is searching (and to a CPU budget). Live updates pass none.
+   */
+  gate?: { wait(): Promise<void> };
 }
 
 /** What the history says about an item from earlier crawls. */
@@ -107,6 +112,8 @@ export async function crawlTree(
       counts.notModified++;
       return;
     }
+    await opts.gate?.wait();
+    if (session.signal.aborted || fatal) return;
     session.currentItem = item.displayPath;
     const ext = extOf(item.name);
     const spec = extractor.pick(ext);
@@ -198,6 +205,7 @@ export async function crawlTree(
   const visit = async (container: ItemStat, root: ItemStat): Promise<void> => {
     if (session.signal.aborted || fatal) return;
     let children: ItemStat[];
+    await opts.gate?.wait();
     try {
       children = await handler.list(container, ctx);
     } catch (e) {

@@ -144,8 +144,9 @@ export async function startBackground(
   let refreshTimer: TimerHandle | null = null;
   let dataVersion = service.db.pragma('data_version', { simple: true }) as number;
 
-  // Until the service threads the gate into its crawl loop itself, this is how it gets it.
-  (service as unknown as { setCrawlGate?: (g: CrawlGate) => void }).setCrawlGate?.(gate);
+  // Crawls yield to the gate between items. User activity is noted by the transports that carry a
+  // person's typing (web shell, Electron, daemon), not by every internal search.
+  service.setCrawlGate(gate);
 
   const globallyPaused = () => settings.get('paused');
 
@@ -360,6 +361,7 @@ export async function startBackground(
       service.stopCrawl();
       await scheduler.settled();
       priority.restore();
+      service.setCrawlGate(null);
       statusListeners.clear();
     },
   };
