@@ -3,7 +3,9 @@ import tseslint from 'typescript-eslint';
 
 /** Layering, enforced by lint: the engine never imports electron or react; the renderer never imports Node. */
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'e2e/screenshots/**', 'coverage/**', 'bench/.work/**'] },
+  {
+    ignores: ['node_modules/**', 'out/**', 'dist/**', 'e2e/screenshots/**', 'coverage/**', 'bench/.work/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,11 +23,19 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'electron', message: 'The engine and CLI run in plain Node: never import electron here.' },
+            {
+              name: 'electron',
+              message: 'The engine and CLI run in plain Node: never import electron here.',
+            },
             { name: 'react', message: 'The engine has no UI.' },
             { name: 'react-dom', message: 'The engine has no UI.' },
           ],
-          patterns: [{ group: ['**/renderer/**', '**/preload/**'], message: 'The engine does not depend on UI layers.' }],
+          patterns: [
+            {
+              group: ['**/renderer/**', '**/preload/**'],
+              message: 'The engine does not depend on UI layers.',
+            },
+          ],
         },
       ],
     },
@@ -56,8 +66,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'child_process', 'better-sqlite3'], message: 'The renderer is sandboxed: no Node APIs.' },
-            { group: ['**/main/**', 'electron'], message: 'The renderer talks to the engine only through the contract.' },
+            {
+              group: ['node:*', 'fs', 'path', 'child_process', 'better-sqlite3'],
+              message: 'The renderer is sandboxed: no Node APIs.',
+            },
+            {
+              group: ['**/main/**', 'electron'],
+              message: 'The renderer talks to the engine only through the contract.',
+            },
           ],
         },
       ],
@@ -68,12 +84,17 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'electron', message: 'The contract is transport-neutral.' }], patterns: [{ group: ['node:*'], message: 'The contract runs in the renderer too.' }] },
+        {
+          paths: [{ name: 'electron', message: 'The contract is transport-neutral.' }],
+          patterns: [{ group: ['node:*'], message: 'The contract runs in the renderer too.' }],
+        },
       ],
     },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' },
+    },
   },
 );

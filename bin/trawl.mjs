@@ -8,26 +8,25 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = path.join(root, 'out/cli/main.js');
 
-async function loadMain() {
-  if (!process.env.TRAWL_USE_TSX) {
-    let fresh = false;
+/** True when out/cli is newer than src/ (rebuilding it first when stale and the tree is writable). */
+async function bundleIsFresh() {
+  try {
+    const { newestMtime, buildCli } = await import('../scripts/build-cli.mjs');
+    const built = fs.existsSync(bundle) ? fs.statSync(path.join(root, 'out/cli/.built')).mtimeMs : 0;
+    if (built > newestMtime(path.join(root, 'src'))) return true;
     try {
-      const { newestMtime, buildCli } = await import('../scripts/build-cli.mjs');
-      const built = fs.existsSync(bundle) ? fs.statSync(path.join(root, 'out/cli/.built')).mtimeMs : 0;
-      fresh = built > newestMtime(path.join(root, 'src'));
-      if (!fresh) {
-        try {
-          await buildCli();
-          fresh = true;
-        } catch {
-          fresh = false; // read-only install or no esbuild: use tsx below
-        }
-      }
+      await buildCli();
+      return true;
     } catch {
-      fresh = fs.existsSync(bundle);
+      return false; // read-only install or no esbuild: run the sources through tsx
     }
-    if (fresh) return import(pathToFileURL(bundle).href);
+  } catch {
+    return fs.existsSync(bundle);
   }
+}
+
+async function loadMain() {
+  if (!process.env.TRAWL_USE_TSX && (await bundleIsFresh())) return import(pathToFileURL(bundle).href);
   const { register } = await import('tsx/esm/api');
   register();
   return import('../src/cli/main.ts');

@@ -24,6 +24,16 @@ if (!fs.existsSync(path.join(root, 'node_modules/.package-lock.json'))) {
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-test-')), 'vitest.json');
 const extra = process.argv.slice(2);
 
+// Build the CLI bundle once, so the many CLI processes the tests start never rebuild it at once.
+const b = spawnSync(process.execPath, [path.join(root, 'scripts/build-cli.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (b.status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
 const v = spawnSync(
   process.execPath,
   [

@@ -37,7 +37,8 @@ function inProcessChild(
   const engineDone = runEngine(port, open);
   return {
     postMessage: (m: ToEngine) => setImmediate(() => toEngine.emit('message', { data: structuredClone(m) })),
-    on: (event: 'message' | 'exit', listener: (arg: never) => void) => toHost.on(event, listener),
+    on: (event: 'message' | 'exit', listener: (arg: never) => void) =>
+      toHost.on(event, listener as (...args: unknown[]) => void),
     kill: () => true,
     engineDone,
     crash: (code) => toHost.emit('exit', code),
@@ -184,7 +185,8 @@ describe('the engine-process bundle', () => {
     proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const child: EngineChild = {
       postMessage: (m) => void proc.send(m),
-      on: (event: 'message' | 'exit', listener: (arg: never) => void) => proc.on(event, listener),
+      on: (event: 'message' | 'exit', listener: (arg: never) => void) =>
+        proc.on(event, listener as (...args: unknown[]) => void),
       kill: () => proc.kill(),
     } as EngineChild;
     const events: EventName[] = [];
