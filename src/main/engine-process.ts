@@ -6,6 +6,7 @@
  */
 import type { Credential, CredentialStore } from './core/credential-store.js';
 import { TrawlService } from './core/service.js';
+import { startBackground, type Background } from './core/live/background.js';
 import { eventNames } from '../shared/contract.js';
 import { throttleEvents } from '../shared/progress-throttle.js';
 import { dispatch, failure } from '../shared/rpc.js';
@@ -61,9 +62,14 @@ class RemoteCredentialStore implements CredentialStore {
 }
 
 /** Serves the engine over `port`. Resolves when the service is closed after a `shutdown`. */
-export function runEngine(port: EnginePort, open: OpenService = (o) => TrawlService.open(o)): Promise<void> {
+export function runEngine(
+  port: EnginePort,
+  open: OpenService = (o) => TrawlService.open(o),
+  opts: { live?: boolean } = {},
+): Promise<void> {
   const credentials = new RemoteCredentialStore(port);
   let service: TrawlService | null = null;
+  let background: Background | null = null;
   let binding: ServiceBinding | null = null;
   let starting: Promise<void> | null = null;
   let done: () => void = () => {};
@@ -74,8 +80,14 @@ export function runEngine(port: EnginePort, open: OpenService = (o) => TrawlServ
     switch (msg.type) {
       case 'init':
         starting ??= open({ dataDir: msg.dataDir, credentials }).then(
-          (s) => {
+          async (s) => {
             service = s;
+            if (opts.live) {
+              // Watching and schedules while the app runs; crawls step aside while the user types.
+              background = await startBackground(s);
+              const bg = background;
+              s.setActivityListener(() => bg.noteUserActivity());
+            }
             binding = bindService(s, { info: msg.info });
             binding.events.onAny((event, payload) => throttle.push(event, payload), eventNames);
             port.postMessage({ type: 'ready' });
@@ -101,6 +113,7 @@ export function runEngine(port: EnginePort, open: OpenService = (o) => TrawlServ
           await starting?.catch(() => {});
           throttle.dispose();
           binding?.dispose();
+          await background?.stop();
           await service?.close();
           port.postMessage({ type: 'closed' });
           done();
@@ -113,5 +126,5 @@ export function runEngine(port: EnginePort, open: OpenService = (o) => TrawlServ
 
 const parentPort = (process as unknown as { parentPort?: EnginePort }).parentPort;
 if (parentPort) {
-  void runEngine(parentPort).then(() => process.exit(0));
+  void runEngine(parentPort, undefined, { live: true }).then(() => process.exit(0));
 }
