@@ -481,7 +481,8 @@ const zhCN: Messages = {
   'editor.unsaved': '有未保存的更改',
   'editor.crawl': '爬网',
 
-  'rules.hint': '规则按顺序匹配，第一条匹配的规则生效。未匹配任何规则的文件将被包含，除非该来源设有包含规则。',
+  'rules.hint':
+    '规则按顺序匹配，第一条匹配的规则生效。未匹配任何规则的文件将被包含，除非该来源设有包含规则。',
   'rules.include': '包含',
   'rules.exclude': '排除',
   'rules.glob': 'Glob',
