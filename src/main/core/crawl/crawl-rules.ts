@@ -1,35 +1,62 @@
 import picomatch from 'picomatch';
 import type { ContentSource, CrawlRule } from '../model.js';
 
-/** Folders and files no desktop index wants: VCS metadata, dependency trees, caches, temp files. */
-export const DEFAULT_EXCLUDES: readonly string[] = [
-  '**/.git/**',
-  '**/.svn/**',
-  '**/.hg/**',
-  '**/.bzr/**',
-  '**/CVS/**',
-  '**/node_modules/**',
-  '**/bower_components/**',
-  '**/__pycache__/**',
-  '**/.cache/**',
-  '**/.npm/**',
-  '**/.yarn/cache/**',
-  '**/.gradle/**',
-  '**/.m2/repository/**',
-  '**/.venv/**',
-  '**/.tox/**',
-  '**/.Trash/**',
-  '**/.Trash-*/**',
-  '**/$RECYCLE.BIN/**',
-  '**/System Volume Information/**',
-  '**/.DS_Store',
-  '**/Thumbs.db',
-  '**/desktop.ini',
-  '**/*.tmp',
-  '**/*.swp',
-  '**/~$*',
-  '**/.~lock.*',
+/** Folder names no desktop index wants, anywhere in a path: VCS metadata, dependency trees, caches, trash. */
+const EXCLUDED_FOLDERS = [
+  '.git',
+  '.svn',
+  '.hg',
+  '.bzr',
+  'CVS',
+  'node_modules',
+  'bower_components',
+  '__pycache__',
+  '.cache',
+  '.npm',
+  '.gradle',
+  '.venv',
+  '.tox',
+  '.Trash',
+  '$RECYCLE.BIN',
+  'System Volume Information',
 ];
+/** Nested folders excluded as a pair of names. */
+const EXCLUDED_NESTED = ['.yarn/cache', '.m2/repository'];
+/** File names no desktop index wants: OS litter, editor swap and lock files, temp files. */
+const EXCLUDED_FILES = ['.DS_Store', 'Thumbs.db', 'desktop.ini', '*.tmp', '*.swp', '~$*', '.~lock.*'];
+
+/** The built-in excludes as globs (for display and documentation). */
+export const DEFAULT_EXCLUDES: readonly string[] = [
+  ...EXCLUDED_FOLDERS.map((d) => `**/${d}/**`),
+  '**/.Trash-*/**',
+  ...EXCLUDED_NESTED.map((d) => `**/${d}/**`),
+  ...EXCLUDED_FILES.map((f) => `**/${f}`),
+];
+
+const nocase = process.platform === 'win32';
+const excludedFolderSet = new Set(EXCLUDED_FOLDERS.map((d) => (nocase ? d.toLowerCase() : d)));
+const excludedNested = new RegExp(
+  `/(?:${EXCLUDED_NESTED.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?:/|$)`,
+  nocase ? 'i' : '',
+);
+const excludedFile = picomatch(EXCLUDED_FILES, { dot: true, nocase });
+
+/**
+ * Whether the built-in excludes leave out `target` (an absolute POSIX-style path): one of its
+ * folders (for a container: itself included) has an excluded name, or the file's name is excluded.
+ * Set lookups over the path's segments, not a glob per pattern: this runs for every item.
+ */
+export function defaultExcluded(target: string, isContainer: boolean): boolean {
+  const segs = target.split('/');
+  const folders = isContainer ? segs.length : segs.length - 1;
+  for (let i = 0; i < folders; i++) {
+    const seg = nocase ? segs[i].toLowerCase() : segs[i];
+    if (seg && (excludedFolderSet.has(seg) || seg.startsWith('.Trash-') || seg.startsWith('.trash-')))
+      return true;
+  }
+  if (excludedNested.test(isContainer ? target : target.slice(0, target.lastIndexOf('/')))) return true;
+  return !isContainer && excludedFile(segs[segs.length - 1]);
+}
 
 /** The outcome of testing one item against a source's rules and settings. */
 export interface RuleDecision {
@@ -95,16 +122,13 @@ function compile(rule: CrawlRule, index: number): CompiledRule {
  */
 export class RuleMatcher {
   private readonly rules: CompiledRule[];
-  private readonly defaults: ((t: string) => boolean) | null;
+  private readonly defaults: boolean;
   private readonly hasIncludes: boolean;
 
   constructor(private readonly source: Pick<ContentSource, 'rules' | 'settings' | 'kind'>) {
     this.rules = source.rules.map(compile);
     this.hasIncludes = source.rules.some((r) => r.action === 'include');
-    this.defaults =
-      source.settings.defaultExcludes && source.kind !== 'http'
-        ? picomatch(DEFAULT_EXCLUDES as string[], { dot: true, nocase: process.platform === 'win32' })
-        : null;
+    this.defaults = source.settings.defaultExcludes && source.kind !== 'http';
   }
 
   /**
@@ -128,7 +152,7 @@ export class RuleMatcher {
           : { included: false, rule: r.rule, reason: `excluded by rule ${r.index + 1} (${r.rule.pattern})` };
       }
     }
-    if (this.defaults && (this.defaults(target) || (isContainer && this.defaults(probe)))) {
+    if (this.defaults && defaultExcluded(target.replace(/\/+$/, ''), isContainer)) {
       return { included: false, rule: null, reason: 'default exclude' };
     }
     if (this.source.kind !== 'http') {

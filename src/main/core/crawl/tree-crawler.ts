@@ -74,12 +74,15 @@ export async function crawlTree(
   const db = session.opts.db;
   const incremental = session.mode === 'incremental';
   const history = new Map<string, HistoryRow>();
-  for (const row of db
+  // Rows as arrays, not objects: this loads every item of the source on each crawl.
+  const rows = db
     .prepare(
       'SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?',
     )
-    .iterate(source.id) as IterableIterator<HistoryRow>) {
-    history.set(row.url, row);
+    .raw()
+    .all(source.id) as [number, string, number, number, number, string | null, string | null][];
+  for (const [id, url, mtime, ctime, size, security_key, content_hash] of rows) {
+    history.set(url, { id, url, mtime, ctime, size, security_key, content_hash });
   }
   const seen = new Set<string>();
   const keptPrefixes: string[] = [];
@@ -98,17 +101,23 @@ export async function crawlTree(
   for (const url of source.startAddresses) roots.push(await handler.stat(url, ctx));
   const scopes = opts.paths?.map((p) => p.replace(/\/+$/, ''));
 
-  const processItem = async (item: ItemStat): Promise<void> => {
-    if (fatal) return;
+  /** Incremental crawls leave an item alone when its timestamps, size and security are as recorded. */
+  const unchanged = (item: ItemStat): boolean => {
+    if (!incremental) return false;
     const hist = history.get(item.url);
-    if (
-      incremental &&
-      hist &&
+    return (
+      hist !== undefined &&
       hist.mtime === item.mtimeMs &&
       hist.size === item.size &&
       hist.ctime === item.ctimeMs &&
       (item.securityKey === undefined || item.securityKey === hist.security_key)
-    ) {
+    );
+  };
+
+  const processItem = async (item: ItemStat): Promise<void> => {
+    if (fatal) return;
+    const hist = history.get(item.url);
+    if (unchanged(item)) {
       counts.notModified++;
       return;
     }
@@ -253,7 +262,8 @@ export async function crawlTree(
       } else {
         counts.discovered++;
         seen.add(child.url);
-        await items.run(() => processItem(child));
+        if (unchanged(child)) counts.notModified++;
+        else await items.run(() => processItem(child));
       }
     }
     session.tick();
