@@ -195,6 +195,7 @@ export async function crawlTree(
         keywords: out?.keywords ?? null,
         author: out?.author ?? null,
         text,
+        bodyZ: out?.bodyZ ?? null,
         contentHash: hash,
         security,
         securityKey: item.securityKey ?? null,

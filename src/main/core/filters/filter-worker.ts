@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BUILTIN_FILTERS } from './builtin-filters.js';
+import { encodeBody, MAX_BODY_CHARS } from '../index/body-codec.js';
 import { asFilterError, FilterLibrary, runFilter } from './filter-execution.js';
 import type { FilterJobMessage, FilterWorkerData, FilterWorkerMessage } from './filter-worker-protocol.js';
 
@@ -20,14 +21,21 @@ export function start(): void {
   if (!port) throw new Error('filter-worker.ts must run in a worker thread');
   port.on('message', async (job: FilterJobMessage) => {
     let reply: FilterWorkerMessage;
+    const transfer: ArrayBuffer[] = [];
     try {
       const filter = await library.load(job.spec.id);
-      reply = { type: 'done', id: job.id, output: await runFilter(filter, job.spec, job.input) };
+      const output = await runFilter(filter, job.spec, job.input);
+      if (output.text && output.text.length <= MAX_BODY_CHARS) {
+        // Compress here, not on the main thread (which also writes the index); own buffer, transferred.
+        output.bodyZ = new Uint8Array(encodeBody(output.text));
+        transfer.push(output.bodyZ.buffer as ArrayBuffer);
+      }
+      reply = { type: 'done', id: job.id, output };
     } catch (err) {
       const e = asFilterError(err, job.spec.id);
       reply = { type: 'failed', id: job.id, code: e.code, message: e.message };
     }
-    port.postMessage(reply);
+    port.postMessage(reply, transfer);
   });
   port.postMessage({ type: 'ready' } satisfies FilterWorkerMessage);
 }

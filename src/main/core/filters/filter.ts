@@ -34,6 +34,11 @@ export interface FilterOutput {
   mime: string;
   /** Character encoding the text was decoded from, when the filter decoded text. */
   encoding?: string;
+  /**
+   * `text` already compressed for storage (`encodeBody`), when a filter worker did it off the
+   * main thread; the index writer then stores these bytes instead of compressing again.
+   */
+  bodyZ?: Uint8Array;
 }
 
 /** A filter implementation. `extract` throws `FilterError` on bad input. */

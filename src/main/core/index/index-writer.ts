@@ -22,6 +22,8 @@ export interface DocumentInput {
   keywords?: string | null;
   author?: string | null;
   text: string;
+  /** `text` already compressed with `encodeBody` (by a filter worker); compressed here otherwise. */
+  bodyZ?: Uint8Array | null;
   contentHash?: string | null;
   /** `undefined`/`null`: no descriptor, visible to everyone. */
   security?: SecurityDescriptor | null;
@@ -168,7 +170,7 @@ export class IndexWriter {
     } else {
       id = Number(this.st.insertDoc.run(...values).lastInsertRowid);
     }
-    if (text) this.st.putBody.run(id, encodeBody(text));
+    if (text) this.st.putBody.run(id, doc.bodyZ && text === doc.text ? doc.bodyZ : encodeBody(text));
     else if (existingId != null) this.st.dropBody.run(id);
     const titleTerms = doc.title || doc.name.replace(/\.[^.]+$/, '');
     this.st.insertFts.run(
