@@ -21,6 +21,10 @@ test('add a folder, crawl it, search with highlights, preview and keyboard', asy
   await form.getByLabel('Folder path').fill(served.corpus);
   await screenshot(page, 'add-source-light');
   await form.getByRole('button', { name: 'Add source' }).click();
+  // `trawl serve` runs the background runner: the new folder's row says it is watched
+  await expect(page.getByRole('list', { name: 'Sources' }).getByText('Watching')).toBeVisible({
+    timeout: 15_000,
+  });
 
   await page.getByRole('button', { name: 'Crawls' }).click();
   const card = page.getByTestId('crawl-card').first();

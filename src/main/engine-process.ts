@@ -88,7 +88,7 @@ export function runEngine(
               const bg = background;
               s.setActivityListener(() => bg.noteUserActivity());
             }
-            binding = bindService(s, { info: msg.info });
+            binding = bindService(s, { info: msg.info, background: background ?? undefined });
             binding.events.onAny((event, payload) => throttle.push(event, payload), eventNames);
             port.postMessage({ type: 'ready' });
           },

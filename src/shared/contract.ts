@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { DocumentPreview, IndexStatus, SearchResponse } from '../main/core/api-types.js';
 import type { RuleDecision } from '../main/core/crawl/crawl-rules.js';
+import type { BackgroundStatus } from '../main/core/live/background.js';
 import type { ContentSource, CrawlLogEntry } from '../main/core/model.js';
 import type { CurrentUser } from '../main/core/security/security-provider.js';
 import type { ServiceEvents } from '../main/core/service.js';
@@ -168,6 +169,8 @@ export const contract = {
   },
   suggest: { request: z.strictObject({ prefix: z.string().max(200) }), response: type<string[]>() },
   status: { request: noArgs, response: type<IndexStatus>() },
+  /** Watching and schedules per source; null when no background runner is attached. */
+  liveStatus: { request: noArgs, response: type<BackgroundStatus | null>() },
   log: {
     request: z.strictObject({
       sourceId: id.optional(),
@@ -225,6 +228,8 @@ export const events = {
   'sources-changed': type<ServiceEvents['sources-changed']>(),
   /** A started crawl failed before producing a record (e.g. the source vanished). */
   'crawl-error': type<{ sourceId: number | null; code: ErrorCode; message: string }>(),
+  /** The background runner's status, whenever a source's watch state changes. */
+  'live-status': type<BackgroundStatus>(),
 } as const;
 
 export const errorCodes = [
@@ -272,6 +277,8 @@ export type {
   SortOrder,
   SourceStats,
 } from '../main/core/api-types.js';
+export type { BackgroundStatus, LiveSourceStatus } from '../main/core/live/background.js';
+export type { LiveState } from '../main/core/live/source-monitor.js';
 export type {
   ContentSource,
   CrawlLogEntry,

@@ -3,6 +3,7 @@
  * Transports (Electron engine host, web shell, tests) differ only in the hooks they pass for what
  * the engine cannot do itself (opening files, native dialogs, window control).
  */
+import type { Background } from '../main/core/live/background.js';
 import type { ServiceEventName, TrawlService } from '../main/core/service.js';
 import type { AppInfo, OpenResult } from './contract.js';
 import { EventHub } from './event-hub.js';
@@ -14,6 +15,8 @@ export interface BindingHooks {
   openTarget?(kind: OpenResult['kind'], target: string, action: 'open' | 'reveal'): Promise<boolean>;
   pickFolder?(): Promise<string | null>;
   hideWindow?(): void;
+  /** The watching and scheduling runner, when the transport started one (`liveStatus`, `live-status`). */
+  background?: Background;
 }
 
 const desktopOnly = (): never => {
@@ -32,6 +35,7 @@ const serviceEvents: readonly ServiceEventName[] = ['progress', 'crawl-finished'
 export function bindService(service: TrawlService, hooks: BindingHooks): ServiceBinding {
   const events = new EventHub();
   const offs = serviceEvents.map((name) => service.on(name, (payload) => events.emit(name, payload)));
+  if (hooks.background) offs.push(hooks.background.onStatus((st) => events.emit('live-status', st)));
   const ensureSource = (sourceId: number | undefined): void => {
     if (sourceId !== undefined && !service.listSources().some((s) => s.id === sourceId)) {
       throw new TrawlError('NOT_FOUND', `No source with id ${sourceId}`);
@@ -78,6 +82,7 @@ export function bindService(service: TrawlService, hooks: BindingHooks): Service
     preview: ({ id, query }) => service.preview(id, query),
     suggest: ({ prefix }) => service.suggest(prefix),
     status: () => service.status(),
+    liveStatus: () => hooks.background?.status() ?? null,
     log: (req) => service.log(req),
     whoami: () => service.whoami(),
     openItem: async ({ id, action }) => {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBackground } from '../main/core/live/background.js';
 import { TrawlService } from '../main/core/service.js';
 import { createHttpClient } from '../renderer/src/api/http-client.js';
 import { startWebShell, type WebShell } from './server.js';
@@ -334,5 +335,59 @@ describe('static UI', () => {
     await other.close();
     await expect(client.listSources()).rejects.toMatchObject({ code: 'ENGINE_UNAVAILABLE' });
     client.dispose();
+  });
+});
+
+describe('live status', () => {
+  it('answers null when no background runner is attached', async () => {
+    const reply = await api(shell, 'liveStatus', {});
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toEqual({ ok: true, value: null });
+  });
+
+  it("answers the attached runner's status and streams its changes as live-status events", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-webshell-live-'));
+    const folder = path.join(dir, 'watched');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'a.txt'), 'alpha');
+    const svc = await TrawlService.open({ dataDir: path.join(dir, 'data'), filterWorkers: 1 });
+    const background = await startBackground(svc, { schedule: false, priority: 'none' });
+    const live = await startWebShell({ service: svc, staticDir, background });
+    const client = createHttpClient({ baseUrl: `http://127.0.0.1:${live.port}`, token: live.token });
+    try {
+      const empty = await client.liveStatus();
+      expect(empty).toMatchObject({ running: true, sources: [] });
+
+      const watching = new Promise<unknown>((resolve) =>
+        client.on('live-status', (st) => {
+          if (st.sources.some((s) => s.state === 'watching')) resolve(st);
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      const source = await svc.addSource({ startAddresses: [folder], name: 'Watched' });
+      expect(await watching).toMatchObject({
+        running: true,
+        sources: [{ sourceId: source.id, name: 'Watched', state: 'watching', pollMinutes: null }],
+      });
+      await background.settle();
+      const direct = background.status();
+      const st = await client.liveStatus();
+      expect(direct.sources[0].watches).toBeGreaterThan(0);
+      expect(st).toMatchObject({
+        running: true,
+        paused: false,
+        watches: direct.watches,
+        watchBudget: direct.watchBudget,
+        sources: [
+          { sourceId: source.id, state: 'watching', reason: null, watches: direct.sources[0].watches },
+        ],
+      });
+    } finally {
+      client.dispose();
+      await live.close();
+      await background.stop();
+      await svc.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

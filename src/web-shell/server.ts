@@ -13,6 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
+import type { Background } from '../main/core/live/background.js';
 import type { TrawlService } from '../main/core/service.js';
 import { eventNames, type ErrorCode, type EventName } from '../shared/contract.js';
 import { dispatch, type Result } from '../shared/rpc.js';
@@ -32,6 +33,8 @@ export interface WebShellOptions {
   /** Let `openItem` start the desktop's opener for file results (the server runs as the user). */
   openFiles?: boolean;
   version?: string;
+  /** The watching and scheduling runner started with the service, reported by `liveStatus`. */
+  background?: Background;
 }
 
 export interface WebShell {
@@ -145,6 +148,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     },
     openTarget: async (kind, target, action) =>
       kind === 'file' && opts.openFiles === true ? openLocalFile(target, action) : false,
+    background: opts.background,
   });
   const streams = new Set<http.ServerResponse>();
   const sockets = new Set<Socket>();

@@ -41,6 +41,7 @@ export const serveCommand: Command = {
       staticDir,
       openFiles: values['open-files'] === true,
       version: '0.1.0',
+      background,
     });
     io.out(`Trawl is serving the search UI at ${shell.url}`);
     await new Promise<void>((resolve) => {

@@ -14,6 +14,7 @@ import {
 } from 'react';
 import type {
   AppInfo,
+  BackgroundStatus,
   ContentSource,
   CrawlProgress,
   CrawlRecord,
@@ -40,6 +41,8 @@ export interface AppData {
   starting: Map<number, number>;
   lastFinished: Map<number, CrawlRecord>;
   errors: CrawlError[];
+  /** Watching and schedules per source; null while unknown or when no background runner is attached. */
+  live: BackgroundStatus | null;
   /** Set when the engine could not be reached. */
   offline: string | null;
   refresh(): Promise<void>;
@@ -63,6 +66,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
   const [starting, setStarting] = useState(new Map<number, number>());
   const [lastFinished, setLastFinished] = useState(new Map<number, CrawlRecord>());
   const [errors, setErrors] = useState<CrawlError[]>([]);
+  const [live, setLive] = useState<BackgroundStatus | null>(null);
   const [offline, setOffline] = useState<string | null>(null);
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
@@ -77,6 +81,8 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     } catch (error) {
       setOffline((error as Error).message);
     }
+    // An engine without a runner (or an older one) answers null or fails: the list simply shows no live state.
+    api.liveStatus().then(setLive, () => {});
   }, [api]);
 
   /** Coalesces refreshes triggered by bursts of events. */
@@ -116,6 +122,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
         setSources(list);
         refreshSoon();
       }),
+      api.on('live-status', setLive),
       api.on('crawl-error', (e) => {
         setErrors((prev) => [
           ...prev.slice(-9),
@@ -169,11 +176,25 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
       starting,
       lastFinished,
       errors,
+      live,
       offline,
       refresh,
       startCrawl,
     }),
-    [sources, status, whoami, info, progress, starting, lastFinished, errors, offline, refresh, startCrawl],
+    [
+      sources,
+      status,
+      whoami,
+      info,
+      progress,
+      starting,
+      lastFinished,
+      errors,
+      live,
+      offline,
+      refresh,
+      startCrawl,
+    ],
   );
   return <AppDataContext.Provider value={value}>{children}</AppDataContext.Provider>;
 }

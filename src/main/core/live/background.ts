@@ -51,6 +51,8 @@ export interface LiveSourceStatus {
   /** Why the source is polled or unwatched, or what is wrong with its watch. */
   reason: string | null;
   watches: number;
+  /** Minutes between the incremental crawls that stand in for watching; null when not polling. */
+  pollMinutes: number | null;
   /** Changed paths waiting to be applied. */
   pendingChanges: number;
   liveUpdates: number;
@@ -103,6 +105,12 @@ export interface Background {
 function watchSignature(s: ContentSource): string {
   const { schedule: _s, weights: _w, ...rest } = s.settings;
   return JSON.stringify([s.startAddresses, s.rules, rest]);
+}
+
+/** The incremental cadence of a polled source: its own schedule or the poll cadence, whichever is shorter. */
+function pollEvery(s: ContentSource, pollMinutes: number): number {
+  const own = s.settings.schedule?.incrementalMinutes;
+  return typeof own === 'number' && own > 0 ? Math.min(own, pollMinutes) : pollMinutes;
 }
 
 /**
@@ -279,6 +287,7 @@ export async function startBackground(
         state,
         reason,
         watches: w,
+        pollMinutes: state === 'polling' ? pollEvery(s, conf.pollMinutes) : null,
         pendingChanges: m?.pending() ?? 0,
         liveUpdates: m?.updates ?? 0,
         lastUpdate: m?.lastUpdate ?? null,
@@ -398,6 +407,7 @@ export function offlineLiveStatus(service: TrawlService, clock: Clock = systemCl
               ? null
               : 'no background runner: start `trawl daemon` or the app',
         watches: 0,
+        pollMinutes: null,
         pendingChanges: 0,
         liveUpdates: 0,
         lastUpdate: null,

@@ -11,6 +11,7 @@ import { Field } from '../components/field.js';
 import { KeyIcon, PlayIcon, TrashIcon } from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
 import { useUi } from '../ui-context.js';
+import { LiveBadge } from './live-badge.js';
 import { RulesEditor } from './rules-editor.js';
 
 type Tab = 'general' | 'rules' | 'limits' | 'schedule' | 'credentials' | 'advanced';
@@ -159,6 +160,7 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
         <div>
           <h2 className="card__title">{source.name}</h2>
           <p className="editor__address">{source.displayAddresses.join(', ')}</p>
+          <LiveBadge live={data.live?.sources.find((l) => l.sourceId === source.id)} />
         </div>
         <div className="editor__header-actions">
           <button

@@ -8,6 +8,7 @@ import { useI18n } from '../i18n/i18n.js';
 import { formatDate } from '../lib/format.js';
 import { useUi } from '../ui-context.js';
 import { AddSourceForm } from './add-source-form.js';
+import { LiveBadge } from './live-badge.js';
 import { SourceEditor } from './source-editor.js';
 
 export function KindIcon({ kind, size = 18 }: { kind: ContentSource['kind']; size?: number }) {
@@ -24,6 +25,7 @@ export function SourcesView() {
   const [selectedId, setSelectedId] = useState<number | null>(ui.navOptions.sourceId ?? null);
   const sources = data.sources ?? [];
   const stats = new Map((data.status?.sources ?? []).map((s) => [s.id, s.stats]));
+  const live = new Map((data.live?.sources ?? []).map((s) => [s.sourceId, s]));
 
   useEffect(() => {
     if (ui.navOptions.addSource) setAdding(true);
@@ -69,9 +71,12 @@ export function SourcesView() {
                   <span className="source-card__body">
                     <span className="source-card__name">
                       {s.name}
-                      {s.paused ? <span className="tag tag--warn">{t('sources.paused')}</span> : null}
+                      {s.paused && !live.has(s.id) ? (
+                        <span className="tag tag--warn">{t('sources.paused')}</span>
+                      ) : null}
                     </span>
                     <span className="source-card__address">{s.displayAddresses[0]}</span>
+                    <LiveBadge live={live.get(s.id)} />
                     <span className="source-card__meta">
                       {t('sources.documents_other', { n: st?.documents ?? 0 })}
                       {' · '}

@@ -4,9 +4,11 @@
  * exactly as it would against the engine. Every call is recorded.
  */
 import type {
+  BackgroundStatus,
   ContentSource,
   CrawlProgress,
   DocumentPreview,
+  LiveSourceStatus,
   SearchHit,
   SearchResponse,
 } from '../../../shared/contract.js';
@@ -33,6 +35,8 @@ export interface FakeOptions {
   syntheticTotal?: number;
   /** Delay before a search answers, per query. */
   searchDelay?(query: string): number;
+  /** What `liveStatus` answers (default null: no background runner attached). */
+  live?: BackgroundStatus | null;
   /** Replace individual handlers (e.g. to act as the Electron transport). */
   overrides?: Partial<Handlers>;
 }
@@ -248,6 +252,7 @@ export function createFakeApi(opts: FakeOptions = {}): FakeApi {
       })),
       running: [],
     }),
+    liveStatus: () => opts.live ?? null,
     log: () => [
       {
         id: 1,
@@ -334,5 +339,43 @@ export function progressEvent(
     currentItem: state === 'running' ? `/data/file-${done}.txt` : null,
     rate: 12.5,
     state,
+  };
+}
+
+/** One source's live state as the background runner reports it. */
+export function liveSource(
+  sourceId: number,
+  state: LiveSourceStatus['state'],
+  extra: Partial<LiveSourceStatus> = {},
+): LiveSourceStatus {
+  return {
+    sourceId,
+    name: `Source ${sourceId}`,
+    state,
+    reason: null,
+    watches: state === 'watching' ? 12 : 0,
+    pollMinutes: state === 'polling' ? 15 : null,
+    pendingChanges: 0,
+    liveUpdates: 0,
+    lastUpdate: null,
+    nextIncrementalAt: null,
+    nextFullAt: null,
+    crawling: null,
+    ...extra,
+  };
+}
+
+/** A running background runner's status holding `sources`. */
+export function backgroundStatus(sources: LiveSourceStatus[]): BackgroundStatus {
+  return {
+    running: true,
+    paused: false,
+    sources,
+    watches: sources.reduce((n, s) => n + s.watches, 0),
+    watchBudget: 100_000,
+    inotify: { limit: 65_536, inUse: null },
+    memory: null,
+    throttle: null,
+    priority: null,
   };
 }
