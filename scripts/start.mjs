@@ -8,9 +8,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRenderer } from './build-renderer.mjs';
+import { ensureInstalled } from './ensure-installed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+if (!ensureInstalled()) process.exit(1);
 
 /** The Electron binary, or null when the package is installed without it. */
 function electronBinary() {

@@ -5,22 +5,15 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureInstalled } from './ensure-installed.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-// A fresh clone: install first (the Electron binary download is blocked; it cannot run here).
-if (!fs.existsSync(path.join(root, 'node_modules/.package-lock.json'))) {
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const i = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
-  });
-  if (i.status !== 0) {
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  }
+if (!ensureInstalled()) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
 }
+
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-test-')), 'vitest.json');
 const extra = process.argv.slice(2);
 

@@ -2,6 +2,7 @@
  * `trawl daemon`: one engine, many users. Listens on one Unix socket per user (user-sockets.ts)
  * and answers each connection trimmed to the user whose socket it arrived on.
  */
+import type { BackgroundStatus } from '../main/core/live/background.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -38,6 +39,8 @@ export interface DaemonOptions {
   log?: (line: string) => void;
   /** Called on every search, suggest or preview (background crawls yield to people searching). */
   onQuery?: () => void;
+  /** The live runner's status, added to root's `status` answer. */
+  liveStatus?: () => BackgroundStatus | null;
 }
 
 export type DaemonResponse = Result<unknown> & { id?: number };
@@ -249,7 +252,9 @@ export class TrawlDaemon {
       case 'whoami':
         return user;
       case 'status':
-        return uid === 0 ? service.status() : trimmedStatus(service, user);
+        return uid === 0
+          ? { ...service.status(), live: this.opts.liveStatus?.() ?? null }
+          : trimmedStatus(service, user);
       case 'openItem': {
         const target = view.openItem((req as { id: number }).id);
         const result: OpenResult | null = target ? { ...target, opened: false } : null;

@@ -2,6 +2,7 @@
  * The daemon's plumbing with the current user only: runtime-folder layout and modes, the wire
  * protocol (ids, bad lines, long lines, extra fields), where clients look for a socket.
  */
+import { startBackground, type Background } from '../../src/main/core/live/background.js';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -84,6 +85,7 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
   let service: TrawlService;
   let daemon: TrawlDaemon;
   let runtimeDir: string;
+  let background: Background;
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-dmn-'));
@@ -95,17 +97,20 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
     service.addSource({ startAddresses: [path.join(tmp, 'tree')] });
     await service.crawl({ mode: 'full' });
     runtimeDir = path.join(tmp, 'run');
+    background = await startBackground(service);
     daemon = await TrawlDaemon.start({
       service,
       userFromUid: security.userFromUid,
       runtimeDir,
       accounts: [me],
       requestPollMs: 0,
+      liveStatus: () => background.status(),
     });
   });
 
   afterAll(async () => {
     await daemon?.close();
+    await background?.stop();
     await service?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -136,6 +141,24 @@ describe.skipIf(process.platform === 'win32')('the daemon protocol (as the curre
       expect(bad.ok).toBe(false);
       const syntax = await client.call('search', { query: '"unclosed' });
       expect(syntax.ok || syntax.error.code === 'QUERY_SYNTAX').toBe(true);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("gives root the live runner's state (watches, memory) with the status, and others only their counts", async () => {
+    const client = await connectDaemon(daemon.socketPath(me));
+    try {
+      await background.settle();
+      const st = await client.request('status', {});
+      if (me === 0) {
+        expect(st.live?.running).toBe(true);
+        expect(st.live?.sources[0]).toMatchObject({ state: 'watching' });
+        expect(st.live?.watches).toBeGreaterThan(0);
+        expect(st.live?.memory?.rssBytes).toBeGreaterThan(0);
+      } else {
+        expect(st.live).toBeUndefined();
+      }
     } finally {
       client.close();
     }

@@ -66,6 +66,7 @@ export const daemonCommand: Command = {
         accounts,
         log,
         onQuery: () => background?.noteUserActivity(),
+        liveStatus: () => background?.status() ?? null,
       });
     } catch (e) {
       await background?.stop();

@@ -29,6 +29,10 @@ export const statusCommand: Command = {
       } finally {
         client.close();
       }
+      if (st.live) {
+        const { formatLiveStatus } = await import('../../main/core/live/live-status-text.js');
+        live = formatLiveStatus(st.live);
+      }
     } else {
       const svc = await service();
       st = svc.status();

@@ -3,6 +3,7 @@
  * Plain serialisable objects only.
  */
 import type { ContentSource, CrawlLogEntry, CrawlMode, CrawlProgress, CrawlRecord } from './model.js';
+import type { BackgroundStatus } from './live/background.js';
 
 export type SortOrder = 'relevance' | 'date' | 'name';
 
@@ -82,6 +83,8 @@ export interface IndexStatus {
   indexBytes: number;
   sources: (ContentSource & { stats: SourceStats })[];
   running: CrawlProgress[];
+  /** The live runner's state (watching, schedules, watch count, memory) when one serves this index. */
+  live?: BackgroundStatus | null;
 }
 
 export interface CrawlRequest {
