@@ -197,3 +197,17 @@ describe('credential rules', () => {
     expect(trawl('source', 'remove', 'Private').code).toBe(0);
   });
 });
+
+describe('trawl live', () => {
+  it('pauses, resumes and sets the CPU budget, persisted with the index; rejects bad values', () => {
+    expect(trawl('live').out).toMatch(/live: on · CPU budget 100 %/);
+    expect(trawl('live', 'set', 'cpu-budget', '0.25').out).toMatch(/CPU budget 25 %/);
+    expect(trawl('live', 'pause').out).toMatch(/live: paused/);
+    expect(trawl('live').out).toMatch(/live: paused · CPU budget 25 %/);
+    expect(trawl('live', 'resume').out).toMatch(/live: on/);
+    const bad = trawl('live', 'set', 'cpu-budget', '7');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/cpu-budget: invalid value/);
+    expect(trawl('live', 'set', 'warp', '9').code).toBe(2);
+  });
+});

@@ -5,6 +5,7 @@ import { searchCommand } from './search.js';
 import { statusCommand } from './status.js';
 import { logCommand } from './log.js';
 import { serveCommand } from './serve.js';
+import { liveCommand } from './live.js';
 import { whoamiCommand } from './whoami.js';
 import { daemonCommand } from './daemon.js';
 
@@ -18,4 +19,5 @@ export const COMMANDS: Command[] = [
   serveCommand,
   whoamiCommand,
   daemonCommand,
+  liveCommand,
 ];

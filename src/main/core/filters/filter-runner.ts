@@ -55,13 +55,7 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  /** The job the worker is running (its time cap is ticking). */
   job?: Job;
-  /**
-   * The job already sent behind it, so the worker starts it the moment `job` ends instead of
-   * idling while the main thread (busy writing the index) gets round to sending one.
-   */
-  next?: Job;
   timer?: NodeJS.Timeout;
   bootTimer?: NodeJS.Timeout;
 }
@@ -110,27 +104,29 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
     return slot;
   }
 
-  /**
-   * Retires a slot (idempotent): rejects its running job, kills the worker, puts the job queued
-   * behind it back at the front of the queue (it never started), lets the queue move on.
-   */
+  /** Retires a slot (idempotent): rejects its job, kills the worker, lets the queue move on. */
   function fail(slot: Slot, error: FilterError): void {
     if (!slots.delete(slot)) return;
     clearTimeout(slot.timer);
     clearTimeout(slot.bootTimer);
     const job = slot.job;
-    const next = slot.next;
     slot.job = undefined;
-    slot.next = undefined;
     void slot.worker.terminate().catch(() => undefined);
-    if (next) queue.unshift(next);
     if (job) job.reject(error);
     pump();
   }
 
-  /** Start the time cap of the job the worker is running now. */
-  function arm(slot: Slot): void {
+  function send(slot: Slot): void {
     const job = slot.job!;
+    // One copy, sized to the content (a pooled Buffer's backing store may be far larger), then moved.
+    const bytes = new Uint8Array(job.input.bytes);
+    const message: FilterJobMessage = {
+      type: 'job',
+      id: job.id,
+      spec: job.spec,
+      input: { ...job.input, bytes },
+    };
+    slot.worker.postMessage(message, [bytes.buffer]);
     slot.timer = setTimeout(() => {
       fail(
         slot,
@@ -142,37 +138,19 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
     }, job.capMs);
   }
 
-  function send(slot: Slot, job: Job): void {
-    // One copy, sized to the content (a pooled Buffer's backing store may be far larger), then moved.
-    const bytes = new Uint8Array(job.input.bytes);
-    const message: FilterJobMessage = {
-      type: 'job',
-      id: job.id,
-      spec: job.spec,
-      input: { ...job.input, bytes },
-    };
-    slot.worker.postMessage(message, [bytes.buffer]);
-  }
-
   function onMessage(slot: Slot, msg: FilterWorkerMessage): void {
     if (!slots.has(slot)) return;
     if (msg.type === 'ready') {
       slot.ready = true;
       clearTimeout(slot.bootTimer);
-      if (slot.job) {
-        send(slot, slot.job);
-        arm(slot);
-        pump();
-      } else slot.worker.unref();
+      if (slot.job) send(slot);
+      else slot.worker.unref();
       return;
     }
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
     clearTimeout(slot.timer);
-    // The worker moved straight on to the job sent behind this one: its cap starts now.
-    slot.job = slot.next;
-    slot.next = undefined;
-    if (slot.job) arm(slot);
+    slot.job = undefined;
     if (msg.type === 'done') job.resolve(msg.output);
     else job.reject(new FilterError(msg.code, msg.message));
     pump();
@@ -181,7 +159,6 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
 
   function pump(): void {
     while (queue.length > 0 && !closed) {
-      // An idle worker first, then a new one, then one whose running job has nothing behind it.
       let slot: Slot | undefined;
       for (const s of slots) {
         if (!s.job) {
@@ -189,25 +166,13 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
           break;
         }
       }
-      if (!slot && slots.size < maxWorkers) slot = spawn();
-      if (slot) {
-        slot.job = queue.shift()!;
-        slot.worker.ref();
-        if (slot.ready) {
-          send(slot, slot.job);
-          arm(slot);
-        }
-        continue;
+      if (!slot) {
+        if (slots.size >= maxWorkers) return;
+        slot = spawn();
       }
-      for (const s of slots) {
-        if (s.ready && s.job && !s.next) {
-          slot = s;
-          break;
-        }
-      }
-      if (!slot) return;
-      slot.next = queue.shift()!;
-      send(slot, slot.next);
+      slot.job = queue.shift()!;
+      slot.worker.ref();
+      if (slot.ready) send(slot);
     }
   }
 

@@ -15,34 +15,27 @@ await Promise.all(
   [...Object.keys(BUILTIN_FILTERS), ...data.extraFilters.map((e) => e.spec.id)].map((id) => library.load(id)),
 );
 
-async function handle(port: NonNullable<typeof parentPort>, job: FilterJobMessage): Promise<void> {
-  let reply: FilterWorkerMessage;
-  const transfer: ArrayBuffer[] = [];
-  try {
-    const filter = await library.load(job.spec.id);
-    const output = await runFilter(filter, job.spec, job.input);
-    if (output.text && output.text.length <= MAX_BODY_CHARS) {
-      // Compress here, not on the main thread (which also writes the index); own buffer, transferred.
-      output.bodyZ = new Uint8Array(encodeBody(output.text));
-      transfer.push(output.bodyZ.buffer as ArrayBuffer);
-    }
-    reply = { type: 'done', id: job.id, output };
-  } catch (err) {
-    const e = asFilterError(err, job.spec.id);
-    reply = { type: 'failed', id: job.id, code: e.code, message: e.message };
-  }
-  port.postMessage(reply, transfer);
-}
-
 /** Starts answering jobs; called by the bootstrap once loading is done. */
 export function start(): void {
   const port = parentPort;
   if (!port) throw new Error('filter-worker.ts must run in a worker thread');
-  // Jobs run strictly one after another (the runner sends the next one ahead, and its time cap
-  // assumes this worker is busy with nothing else).
-  let chain: Promise<void> = Promise.resolve();
-  port.on('message', (job: FilterJobMessage) => {
-    chain = chain.then(() => handle(port, job));
+  port.on('message', async (job: FilterJobMessage) => {
+    let reply: FilterWorkerMessage;
+    const transfer: ArrayBuffer[] = [];
+    try {
+      const filter = await library.load(job.spec.id);
+      const output = await runFilter(filter, job.spec, job.input);
+      if (output.text && output.text.length <= MAX_BODY_CHARS) {
+        // Compress here, not on the main thread (which also writes the index); own buffer, transferred.
+        output.bodyZ = new Uint8Array(encodeBody(output.text));
+        transfer.push(output.bodyZ.buffer as ArrayBuffer);
+      }
+      reply = { type: 'done', id: job.id, output };
+    } catch (err) {
+      const e = asFilterError(err, job.spec.id);
+      reply = { type: 'failed', id: job.id, code: e.code, message: e.message };
+    }
+    port.postMessage(reply, transfer);
   });
   port.postMessage({ type: 'ready' } satisfies FilterWorkerMessage);
 }
