@@ -7,6 +7,12 @@ import { useAppData } from '../app-data.js';
 import { Field } from '../components/field.js';
 import { FolderIcon, FolderOpenIcon, GlobeIcon, ServerIcon } from '../components/icons.js';
 import { useI18n } from '../i18n/i18n.js';
+import {
+  httpSettingsOf,
+  useWebsiteProblemText,
+  websiteDraftOf,
+  WebsiteSettingsFields,
+} from './website-settings.js';
 
 const KINDS: { kind: SourceKind; icon: typeof FolderIcon }[] = [
   { kind: 'file', icon: FolderIcon },
@@ -31,12 +37,19 @@ export function AddSourceForm({
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [website, setWebsite] = useState(() => websiteDraftOf(undefined));
+  const problemText = useWebsiteProblemText();
   const problem = address.trim() === '' ? null : addressProblem(address.trim(), kind);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (address.trim() === '' || problem) return;
+    const web = kind === 'http' ? httpSettingsOf(website) : null;
+    if (web?.problem) {
+      setError(problemText(web.problem));
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
@@ -44,6 +57,7 @@ export function AddSourceForm({
         kind,
         startAddresses: [address.trim()],
         ...(name.trim() ? { name: name.trim() } : {}),
+        ...(web?.http ? { settings: { http: web.http } } : {}),
       });
       if (crawlNow) await data.startCrawl(source.id, 'full');
       onDone(source);
@@ -111,6 +125,12 @@ export function AddSourceForm({
           <input {...control} className="input" value={name} onChange={(e) => setName(e.target.value)} />
         )}
       </Field>
+      {kind === 'http' ? (
+        <>
+          <h3 className="section-title">{t('web.title')}</h3>
+          <WebsiteSettingsFields draft={website} onChange={setWebsite} />
+        </>
+      ) : null}
       <label className="check">
         <input type="checkbox" checked={crawlNow} onChange={(e) => setCrawlNow(e.target.checked)} />
         <span>{t('add.crawlNow')}</span>

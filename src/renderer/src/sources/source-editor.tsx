@@ -13,9 +13,16 @@ import { useI18n } from '../i18n/i18n.js';
 import { useUi } from '../ui-context.js';
 import { LiveBadge } from './live-badge.js';
 import { RulesEditor } from './rules-editor.js';
+import {
+  httpSettingsOf,
+  useWebsiteProblemText,
+  websiteDraftOf,
+  WebsiteSettingsFields,
+  type WebsiteDraft,
+} from './website-settings.js';
 
-type Tab = 'general' | 'rules' | 'limits' | 'schedule' | 'credentials' | 'advanced';
-const TABS: Tab[] = ['general', 'rules', 'limits', 'schedule', 'credentials', 'advanced'];
+type Tab = 'general' | 'website' | 'rules' | 'limits' | 'schedule' | 'credentials' | 'advanced';
+const TABS: Tab[] = ['general', 'website', 'rules', 'limits', 'schedule', 'credentials', 'advanced'];
 const MB = 1024 * 1024;
 
 interface Draft {
@@ -32,6 +39,7 @@ interface Draft {
   fullDays: string;
   parallelism: string;
   weights: FieldWeights;
+  website: WebsiteDraft;
 }
 
 function draftOf(s: ContentSource): Draft {
@@ -50,6 +58,7 @@ function draftOf(s: ContentSource): Draft {
     fullDays: st.schedule.fullDays ? String(st.schedule.fullDays) : '',
     parallelism: String(st.parallelism),
     weights: { ...st.weights },
+    website: websiteDraftOf(st.http),
   };
 }
 
@@ -76,6 +85,8 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [credentialIds, setCredentialIds] = useState<string[]>([]);
+  const problemText = useWebsiteProblemText();
+  const tabs = TABS.filter((x) => x !== 'website' || source.kind === 'http');
 
   useEffect(() => {
     setDraft(original);
@@ -107,6 +118,12 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
       setError(t('rules.emptyPattern', { n: badRule + 1 }));
       return;
     }
+    const web = source.kind === 'http' ? httpSettingsOf(draft.website, source.settings.http) : null;
+    if (web?.problem) {
+      setTab('website');
+      setError(problemText(web.problem));
+      return;
+    }
     const settings: Partial<SourceSettings> = {
       maxFileSize: Math.max(0, Math.round(Number(draft.maxSizeMb || '0') * MB)),
       allowTypes: typeList(draft.allowTypes),
@@ -120,6 +137,7 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
         incrementalMinutes: positiveOrNull(draft.incrementalMinutes),
         fullDays: positiveOrNull(draft.fullDays),
       },
+      ...(web?.http ? { http: web.http } : {}),
     };
     setSaving(true);
     setError(null);
@@ -184,7 +202,7 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
         </div>
       </header>
       <nav className="tabs" role="tablist">
-        {TABS.map((x) => (
+        {tabs.map((x) => (
           <button
             type="button"
             role="tab"
@@ -227,6 +245,9 @@ export function SourceEditor({ source, onRemoved }: { source: ContentSource; onR
               )}
             </Field>
           </>
+        ) : null}
+        {tab === 'website' && source.kind === 'http' ? (
+          <WebsiteSettingsFields draft={draft.website} onChange={(w) => set('website', w)} />
         ) : null}
         {tab === 'rules' ? (
           <RulesEditor
