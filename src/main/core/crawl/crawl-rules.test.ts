@@ -31,6 +31,7 @@ describe('built-in excludes', () => {
       '.git',
       'node_modules',
       '.Trash-1000',
+      '.trash-1000',
       '.yarn',
       'cache',
       '.m2',

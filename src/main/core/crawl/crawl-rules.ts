@@ -51,8 +51,7 @@ export function defaultExcluded(target: string, isContainer: boolean): boolean {
   const folders = isContainer ? segs.length : segs.length - 1;
   for (let i = 0; i < folders; i++) {
     const seg = nocase ? segs[i].toLowerCase() : segs[i];
-    if (seg && (excludedFolderSet.has(seg) || seg.startsWith('.Trash-') || seg.startsWith('.trash-')))
-      return true;
+    if (seg && (excludedFolderSet.has(seg) || seg.startsWith(nocase ? '.trash-' : '.Trash-'))) return true;
   }
   if (excludedNested.test(isContainer ? target : target.slice(0, target.lastIndexOf('/')))) return true;
   return !isContainer && excludedFile(segs[segs.length - 1]);
