@@ -118,6 +118,11 @@ export interface AppInfo {
   canPickFolder: boolean;
   /** `openItem` opens files with the OS default app. */
   canOpenFiles: boolean;
+  /**
+   * Set when results come from a system-wide `trawl daemon` (trimmed to the OS user running this
+   * shell): sources, crawls and the crawl log are its administrator's, so the UI does not offer them.
+   */
+  daemon?: { socket: string };
 }
 
 /** Desktop-only preferences (Electron). */

@@ -18,14 +18,22 @@ import type { TrawlService } from '../main/core/service.js';
 import { eventNames, type ErrorCode, type EventName } from '../shared/contract.js';
 import { dispatch, type Result } from '../shared/rpc.js';
 import { throttleEvents } from '../shared/progress-throttle.js';
-import { bindService } from '../shared/service-binding.js';
+import { bindService, type BindingHooks } from '../shared/service-binding.js';
+import { bindDaemon, type DaemonConnection } from '../daemon/daemon-binding.js';
 import { openLocalFile } from './open-target.js';
 import { hostAllowed, newToken, originAllowed, tokenMatches } from './request-guard.js';
 import { readStaticFile } from './static-files.js';
 import { UI_CSP } from './csp.js';
 
 export interface WebShellOptions {
-  service: TrawlService;
+  /** The engine to serve (a personal index)… */
+  service?: TrawlService;
+  /**
+   * …or a system-wide `trawl daemon` reached over this OS user's socket: results are the daemon's,
+   * trimmed to the user running the shell; sources and crawls are refused (src/daemon/daemon-binding.ts).
+   * The caller owns the connection and closes it after `close()`.
+   */
+  daemon?: DaemonConnection;
   /** 0 or absent: a free port chosen by the OS. */
   port?: number;
   /** The built renderer (`out/renderer`). */
@@ -138,7 +146,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 /** Starts the web shell on 127.0.0.1. Resolves once it is listening. */
 export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const token = newToken();
-  const binding = bindService(opts.service, {
+  const hooks: BindingHooks = {
     info: {
       transport: 'web',
       version: opts.version ?? '0.0.0',
@@ -148,8 +156,12 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     },
     openTarget: async (kind, target, action) =>
       kind === 'file' && opts.openFiles === true ? openLocalFile(target, action) : false,
-    background: opts.background,
-  });
+  };
+  if (opts.service && opts.daemon) throw new Error('startWebShell serves a service or a daemon, not both');
+  if (!opts.service && !opts.daemon) throw new Error('startWebShell needs a service or a daemon');
+  const binding = opts.service
+    ? bindService(opts.service, { ...hooks, background: opts.background })
+    : bindDaemon(opts.daemon as DaemonConnection, hooks);
   const streams = new Set<http.ServerResponse>();
   const sockets = new Set<Socket>();
   let port = 0;
