@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canRead } from '../../src/main/core/security/acl-eval.js';
+import { openDatabase } from '../../src/main/core/index/database.js';
+import { settingsValue } from '../../src/main/core/index/settings-value.js';
 import { PosixFileCapture } from '../../src/main/core/security/posix-security.js';
 
 const root = process.getuid?.() === 0;
@@ -84,5 +86,60 @@ describe.skipIf(!root)('PosixFileCapture on real files', () => {
       }
     }
     expect(fresh.acls!.processes).toBeLessThanOrEqual(4);
+  });
+
+  it('remembers folder ACLs in the index between processes, and a folder ACL change still changes keys', async () => {
+    const tree = path.join(base, 'mem');
+    const files: string[] = [];
+    for (let d = 0; d < 6; d++) {
+      const p = path.join(tree, `d${d}`);
+      fs.mkdirSync(p, { recursive: true, mode: 0o755 });
+      for (let i = 0; i < 5; i++) {
+        const f = path.join(p, `f${i}.txt`);
+        fs.writeFileSync(f, 'z');
+        files.push(f);
+      }
+    }
+    const guarded = path.join(tree, 'd3');
+    fs.chmodSync(guarded, 0o750);
+    execFileSync('setfacl', ['-m', 'u:65534:x', guarded]);
+    const nobody = new Set(['everyone', 'uid:65534', 'gid:65534']);
+    const guardedFile = path.join(guarded, 'f0.txt');
+    await new Promise((r) => setTimeout(r, 120)); // past the getfacl slack: answers are trusted
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-capmem-'));
+    const db = openDatabase(dataDir);
+    try {
+      const memory = settingsValue(db, 'security.posix-folder-acls');
+      const keysOf = (cap: PosixFileCapture) => files.map((f) => cap.key(f, fs.statSync(f)));
+      const first = new PosixFileCapture({ memory });
+      const k1 = keysOf(first);
+      expect(first.acls!.processes).toBeGreaterThan(0);
+      first.settle();
+      expect(memory.load()).toContain(guarded);
+
+      // A new process (a new capture over the same index): same keys, no listing of the tree (at
+      // most one getfacl, for folders above it that changed since: /tmp is shared).
+      const second = new PosixFileCapture({ memory });
+      expect(keysOf(second)).toEqual(k1);
+      expect(first.acls!.recursiveListings).toBeGreaterThan(0);
+      expect(second.acls!.recursiveListings).toBe(0);
+      expect(second.acls!.processes).toBeLessThanOrEqual(1);
+      expect(canRead(await second.capture(guardedFile, fs.statSync(guardedFile)), nobody)).toBe(true);
+
+      // setfacl moves the folder's ctime: the remembered ACL no longer applies.
+      execFileSync('setfacl', ['-x', 'u:65534', guarded]);
+      await pastTtl();
+      const third = new PosixFileCapture({ memory });
+      const k3 = keysOf(third);
+      expect(third.acls!.processes).toBeGreaterThan(0);
+      files.forEach((f, i) => {
+        if (f.startsWith(`${guarded}/`)) expect(k3[i]).not.toBe(k1[i]);
+        else expect(k3[i]).toBe(k1[i]);
+      });
+      expect(canRead(await third.capture(guardedFile, fs.statSync(guardedFile)), nobody)).toBe(false);
+    } finally {
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

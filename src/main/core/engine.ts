@@ -9,6 +9,7 @@ import { SmbPrincipalCache } from './security/smb-principal-cache.js';
 import os from 'node:os';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
+import { settingsValue } from './index/settings-value.js';
 import { platformSecurity, type PlatformSecurityOptions } from './security/platform-security.js';
 import { createFilterRunner } from './filters/filter-runner.js';
 import { createContentExtractor } from './filters/content-extractor.js';
@@ -44,6 +45,7 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
   const platformOpts: PlatformSecurityOptions = {
     extraPrincipals: (u) => smbPrincipals.get(u.user),
     preparePrincipals: (username) => smbPrincipals.prefetch(username),
+    posix: { memory: settingsValue(db, 'security.posix-folder-acls') },
   };
   const security =
     typeof opts.security === 'function'

@@ -39,22 +39,46 @@ const excludedNested = new RegExp(
   `/(?:${EXCLUDED_NESTED.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?:/|$)`,
   nocase ? 'i' : '',
 );
-const excludedFile = picomatch(EXCLUDED_FILES, { dot: true, nocase });
+const excludedFileGlob = picomatch(EXCLUDED_FILES, { dot: true, nocase });
+const excludedFileNames = new Set(
+  EXCLUDED_FILES.filter((f) => !/[*?[]/.test(f)).map((f) => (nocase ? f.toLowerCase() : f)),
+);
+
+/** The file-name excludes; a cheap pre-check leaves the glob to names that could match one. */
+function excludedFile(name: string): boolean {
+  const n = nocase ? name.toLowerCase() : name;
+  if (excludedFileNames.has(n)) return true;
+  const candidate = n.endsWith('.tmp') || n.endsWith('.swp') || n.startsWith('~$') || n.startsWith('.~lock.');
+  return candidate && excludedFileGlob(name);
+}
+
+/** Whether a folder (absolute POSIX-style path) is excluded by its own name or one above it. */
+function folderExcluded(folder: string): boolean {
+  for (const s of folder.split('/')) {
+    const seg = nocase ? s.toLowerCase() : s;
+    if (seg && (excludedFolderSet.has(seg) || seg.startsWith(nocase ? '.trash-' : '.Trash-'))) return true;
+  }
+  return excludedNested.test(folder);
+}
+
+/** The last folder asked about: the files of one listing share it. */
+const lastFolder = { path: '\0', excluded: false };
 
 /**
  * Whether the built-in excludes leave out `target` (an absolute POSIX-style path): one of its
  * folders (for a container: itself included) has an excluded name, or the file's name is excluded.
- * Set lookups over the path's segments, not a glob per pattern: this runs for every item.
+ * Set lookups over the path's segments, not a glob per pattern: this runs for every item, and a
+ * file's folders are looked at once per listing, not once per file.
  */
 export function defaultExcluded(target: string, isContainer: boolean): boolean {
-  const segs = target.split('/');
-  const folders = isContainer ? segs.length : segs.length - 1;
-  for (let i = 0; i < folders; i++) {
-    const seg = nocase ? segs[i].toLowerCase() : segs[i];
-    if (seg && (excludedFolderSet.has(seg) || seg.startsWith(nocase ? '.trash-' : '.Trash-'))) return true;
+  if (isContainer) return folderExcluded(target);
+  const slash = target.lastIndexOf('/');
+  const folder = target.slice(0, slash);
+  if (folder !== lastFolder.path) {
+    lastFolder.path = folder;
+    lastFolder.excluded = folderExcluded(folder);
   }
-  if (excludedNested.test(isContainer ? target : target.slice(0, target.lastIndexOf('/')))) return true;
-  return !isContainer && excludedFile(segs[segs.length - 1]);
+  return lastFolder.excluded || excludedFile(target.slice(slash + 1));
 }
 
 /** The outcome of testing one item against a source's rules and settings. */
@@ -135,21 +159,12 @@ export class RuleMatcher {
    * reached from (same form), `isContainer` whether it is a folder.
    */
   decide(target: string, root: string, isContainer: boolean): RuleDecision {
-    const rel = target.startsWith(root) ? target.slice(root.length).replace(/^\/+/, '') : '';
-    const base = target.slice(target.lastIndexOf('/', target.length - 2) + 1).replace(/\/$/, '');
-    const probe = isContainer ? `${target.replace(/\/$/, '')}/\u0000` : target;
-    const relProbe = isContainer && rel ? `${rel}/\u0000` : rel;
-    for (const r of this.rules) {
-      const matched = isContainer
-        ? r.rule.action === 'include'
-          ? r.test(target, rel, base) || r.couldMatchBelow(target, rel)
-          : r.test(target, rel, base) || r.test(probe, relProbe, '')
-        : r.test(target, rel, base);
-      if (matched) {
-        return r.rule.action === 'include'
-          ? { included: true, rule: r.rule, reason: `included by rule ${r.index + 1} (${r.rule.pattern})` }
-          : { included: false, rule: r.rule, reason: `excluded by rule ${r.index + 1} (${r.rule.pattern})` };
-      }
+    const base = target.endsWith('/')
+      ? target.slice(target.lastIndexOf('/', target.length - 2) + 1, -1)
+      : target.slice(target.lastIndexOf('/') + 1);
+    if (this.rules.length > 0) {
+      const decided = this.byRules(target, root, base, isContainer);
+      if (decided) return decided;
     }
     if (this.defaults && defaultExcluded(target.replace(/\/+$/, ''), isContainer)) {
       return { included: false, rule: null, reason: 'default exclude' };
@@ -171,5 +186,25 @@ export class RuleMatcher {
       return { included: false, rule: null, reason: 'matched by no include rule' };
     }
     return { included: true, rule: null, reason: 'no rule matched' };
+  }
+
+  /** The first rule matching the item, as a decision; null when none does. */
+  private byRules(target: string, root: string, base: string, isContainer: boolean): RuleDecision | null {
+    const rel = target.startsWith(root) ? target.slice(root.length).replace(/^\/+/, '') : '';
+    const probe = isContainer ? `${target.replace(/\/$/, '')}/\u0000` : target;
+    const relProbe = isContainer && rel ? `${rel}/\u0000` : rel;
+    for (const r of this.rules) {
+      const matched = isContainer
+        ? r.rule.action === 'include'
+          ? r.test(target, rel, base) || r.couldMatchBelow(target, rel)
+          : r.test(target, rel, base) || r.test(probe, relProbe, '')
+        : r.test(target, rel, base);
+      if (matched) {
+        return r.rule.action === 'include'
+          ? { included: true, rule: r.rule, reason: `included by rule ${r.index + 1} (${r.rule.pattern})` }
+          : { included: false, rule: r.rule, reason: `excluded by rule ${r.index + 1} (${r.rule.pattern})` };
+      }
+    }
+    return null;
   }
 }

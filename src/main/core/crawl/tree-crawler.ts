@@ -228,10 +228,11 @@ export async function crawlTree(
       session.log({ url: container.displayPath, outcome: 'failed', reason: (e as Error).message });
       return;
     }
+    const rootTarget = toRuleTarget(root);
     for (const child of children) {
       if (session.signal.aborted || fatal) return;
       const target = toRuleTarget(child);
-      const decision = rules.decide(target, toRuleTarget(root), child.isContainer);
+      const decision = rules.decide(target, rootTarget, child.isContainer);
       if (!decision.included) {
         counts.excluded++;
         session.log({ url: child.displayPath, outcome: 'excluded', reason: decision.reason });

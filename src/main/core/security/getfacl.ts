@@ -95,6 +95,8 @@ export class AclStore {
 
   /** getfacl processes started so far (tests and benchmarks). */
   processes = 0;
+  /** Recursive listings (`snapshotSync`) among them. */
+  recursiveListings = 0;
 
   constructor(private readonly opts: AclStoreOptions = {}) {
     this.command = opts.command ?? 'getfacl';
@@ -135,6 +137,7 @@ export class AclStore {
   /** List every extended ACL below `dir` (recursively, symbolic links not followed). */
   snapshotSync(dir: string): void {
     const at = Date.now();
+    this.recursiveListings++;
     const out = this.execSync(['-R', '--physical', ...BASE_ARGS, '--', dir]);
     for (const key of [...this.acls.keys()])
       if (key === dir || key.startsWith(dir.endsWith('/') ? dir : `${dir}/`)) this.acls.delete(key);

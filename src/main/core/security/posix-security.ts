@@ -46,7 +46,22 @@ export interface PosixCaptureOptions {
   /** Passed to the ACL store; `acl: false` ignores ACLs (mode bits only). */
   getfacl?: AclStoreOptions;
   acl?: boolean;
+  /**
+   * Where folder ACLs seen by earlier crawls are kept (the index's settings table), so a crawl in
+   * a new process does not list every folder's ACL again: a folder whose ctime is the one recorded
+   * with its ACL has that ACL still (setfacl, chmod and chown move ctime).
+   */
+  memory?: FolderAclMemory;
 }
+
+/** A persistent place for {@link PosixFileCapture}'s folder ACL knowledge (JSON text). */
+export interface FolderAclMemory {
+  load(): string | null;
+  save(state: string): void;
+}
+
+/** Folders remembered at most (the largest trees' folder counts; beyond it, nothing is kept). */
+const MEMORY_LIMIT = 200_000;
 
 /**
  * The POSIX `FileSecurityCapture`.
@@ -65,10 +80,15 @@ export class PosixFileCapture implements FileSecurityCapture {
   private readonly folders = new Map<string, FolderState>();
   private readonly ttl: number;
   readonly acls: AclStore | null;
+  private readonly memory: FolderAclMemory | null;
+  /** Folder → [ctimeMs, ACL] confirmed by a getfacl answer newer than that ctime. */
+  private known: Map<string, [number, PosixAcl | null]> | null = null;
+  private knownChanged = false;
 
   constructor(opts: PosixCaptureOptions = {}) {
     this.ttl = opts.folderTtlMs ?? 2;
     this.acls = opts.acl === false ? null : new AclStore(opts.getfacl);
+    this.memory = opts.memory ?? null;
   }
 
   key(filePath: string, st: fs.Stats): string {
@@ -93,6 +113,42 @@ export class PosixFileCapture implements FileSecurityCapture {
   invalidate(): void {
     this.folders.clear();
     this.acls?.clear();
+  }
+
+  /** Write what this crawl learned about folder ACLs to the memory (called when a crawl ends). */
+  settle(): void {
+    if (!this.memory || !this.known || !this.knownChanged) return;
+    this.knownChanged = false;
+    if (this.known.size > MEMORY_LIMIT) this.known.clear();
+    const entries = [...this.known].map(([dir, [ctimeMs, acl]]) => [dir, ctimeMs, acl]);
+    try {
+      this.memory.save(JSON.stringify(entries));
+    } catch {
+      // Only a cache: the next crawl lists ACLs again.
+    }
+  }
+
+  /** The folder's ACL as an earlier crawl saw it at this very ctime; undefined when unknown. */
+  private remembered(dir: string, ctimeMs: number): PosixAcl | null | undefined {
+    if (!this.memory) return undefined;
+    const r = this.knownFolders().get(dir);
+    return r && r[0] === ctimeMs ? r[1] : undefined;
+  }
+
+  private knownFolders(): Map<string, [number, PosixAcl | null]> {
+    if (this.known) return this.known;
+    this.known = new Map();
+    try {
+      const raw = this.memory?.load();
+      const entries: unknown = raw ? JSON.parse(raw) : [];
+      if (Array.isArray(entries))
+        for (const e of entries)
+          if (Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number')
+            this.known.set(e[0], [e[1], (e[2] as PosixAcl | null) ?? null]);
+    } catch {
+      this.known.clear();
+    }
+    return this.known;
   }
 
   /**
@@ -145,13 +201,25 @@ export class PosixFileCapture implements FileSecurityCapture {
   private folderAcl(dir: string, ctimeMs: number, leaf: string, recentMs: number): PosixAcl | null {
     const store = this.acls;
     if (!store) return null;
+    const remembered = this.remembered(dir, ctimeMs);
+    if (remembered !== undefined) return remembered;
+    const known = this.memory ? this.knownFolders() : null;
     let acl = store.lookup(dir, ctimeMs, recentMs);
-    if (acl !== undefined) return acl;
-    this.fetchPath(leaf);
-    acl = store.lookup(dir, ctimeMs, recentMs);
-    if (acl !== undefined) return acl;
-    store.fetchSync([dir]);
-    return store.lookup(dir, Infinity, FOLDER_ACL_RECENT_MS) ?? null;
+    if (acl === undefined) {
+      this.fetchPath(leaf);
+      acl = store.lookup(dir, ctimeMs, recentMs);
+    }
+    if (acl === undefined) {
+      store.fetchSync([dir]);
+      return store.lookup(dir, Infinity, FOLDER_ACL_RECENT_MS) ?? null;
+    }
+    // Remembered only when the answer is newer than this ctime (not an older one accepted for a
+    // folder whose entries just changed).
+    if (known && store.lookup(dir, ctimeMs) !== undefined) {
+      known.set(dir, [ctimeMs, acl]);
+      this.knownChanged = true;
+    }
+    return acl;
   }
 
   /**
@@ -174,6 +242,7 @@ export class PosixFileCapture implements FileSecurityCapture {
       if (path.dirname(cur) === cur) break;
     }
     const unknown = (c: { dir: string; ctimeMs: number; recentMs: number }): boolean =>
+      this.remembered(c.dir, c.ctimeMs) === undefined &&
       store.lookup(c.dir, c.ctimeMs, c.recentMs) === undefined;
     if (unknown(chain[chain.length - 1])) {
       let root = leaf;

@@ -21,6 +21,8 @@ export interface FileSecurityCapture {
   capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null>;
   /** Forget cached folder state (called when a crawl starts). */
   invalidate?(): void;
+  /** Keep what the crawl learned that outlives the process (called when a crawl ends). */
+  settle?(): void;
 }
 
 /**
@@ -43,7 +45,7 @@ function toStat(p: string, st: fs.Stats, viaSymlink: boolean, sec?: FileSecurity
     size: isContainer ? 0 : st.size,
     mtimeMs: Math.trunc(st.mtimeMs),
     ctimeMs: Math.trunc(st.ctimeMs),
-    identity: `${st.dev}:${st.ino}`,
+    identity: isContainer ? `${st.dev}:${st.ino}` : undefined,
     viaSymlink,
     securityKey: sec && !isContainer ? sec.key(p, st) : undefined,
   };
@@ -126,6 +128,11 @@ export function createFileHandler(opts: FileHandlerOptions = {}): HierarchicalHa
 
     begin(): void {
       sec?.invalidate?.();
+    },
+
+    close(): Promise<void> {
+      sec?.settle?.();
+      return Promise.resolve();
     },
 
     async describe(item: ItemStat): Promise<SecurityDescriptor | null | undefined> {
