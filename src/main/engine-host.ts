@@ -12,6 +12,7 @@ import {
   type MethodName,
 } from '../shared/contract.js';
 import { failure, TrawlError, type Handlers, type Result } from '../shared/rpc.js';
+import { resolveDaemonSocket } from '../daemon/daemon-client.js';
 import type { CredentialVault } from './credential-vault.js';
 import type { FromEngine, ToEngine } from './engine-protocol.js';
 
@@ -26,6 +27,8 @@ export interface EngineChild {
 export interface EngineHostOptions {
   fork(): EngineChild;
   dataDir: string;
+  /** A `trawl daemon` socket: the engine searches through it instead of opening `dataDir` ({@link desktopDaemonSocket}). */
+  daemon?: string | null;
   info: AppInfo;
   vault: Pick<CredentialVault, 'get' | 'ids'>;
   onEvent(event: EventName, payload: unknown): void;
@@ -40,6 +43,34 @@ export interface EngineHost {
   handlers(local: Partial<Handlers>): Handlers;
   /** Asks the engine to close the index cleanly, then ends the process. Idempotent. */
   close(timeoutMs?: number): Promise<void>;
+}
+
+/** Methods main serves itself for a local index only; with a daemon they go to the engine, which refuses them. */
+export const LOCAL_INDEX_ONLY = [
+  'setCredential',
+  'credentialIds',
+  'pickFolder',
+] as const satisfies readonly MethodName[];
+
+/**
+ * The `trawl daemon` socket the desktop app searches through, or null for its own index in
+ * `dataDir`. The rule of `trawl search`: `--daemon PATH` on the app's command line, else
+ * `TRAWL_DAEMON` (`off` forces the own index), else the system daemon's socket for this OS user
+ * when it exists and `dataDir` holds no index of its own.
+ */
+export function desktopDaemonSocket(input: {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  uid?: number;
+  defaultRuntimeDir?: string;
+}): string | null {
+  const i = input.argv.indexOf('--daemon');
+  const flag =
+    i !== -1
+      ? input.argv[i + 1]
+      : input.argv.find((a) => a.startsWith('--daemon='))?.slice('--daemon='.length);
+  return resolveDaemonSocket({ ...input, flag });
 }
 
 export function createEngineHost(opts: EngineHostOptions): EngineHost {
@@ -111,7 +142,12 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
         restartTimer = setTimeout(start, opts.restartDelayMs ?? 1000);
       }
     });
-    c.postMessage({ type: 'init', dataDir: opts.dataDir, info: opts.info });
+    c.postMessage({
+      type: 'init',
+      dataDir: opts.dataDir,
+      info: opts.info,
+      ...(opts.daemon ? { daemon: opts.daemon } : {}),
+    });
   };
 
   start();
@@ -141,7 +177,13 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
           },
         ]),
       ) as unknown as Handlers;
-      return { ...forwarded, ...local } as Handlers;
+      // With a daemon, credentials and folder picking are source management: the engine refuses them.
+      const own = opts.daemon
+        ? Object.fromEntries(
+            Object.entries(local).filter(([m]) => !(LOCAL_INDEX_ONLY as readonly string[]).includes(m)),
+          )
+        : local;
+      return { ...forwarded, ...own } as Handlers;
     },
     close(timeoutMs = 5000) {
       closing ??= (async () => {

@@ -1,6 +1,7 @@
 /**
  * The engine's utility process (entry point): opens the TrawlService for the data directory the
- * main process names, serves contract calls, and forwards the service's events. Crawls and queries
+ * main process names (or, when main names a `trawl daemon` socket, searches through that daemon
+ * instead: src/daemon/daemon-binding.ts), serves contract calls, and forwards the service's events. Crawls and queries
  * run here, so the window never waits on them. Plain Node: no electron import (Electron provides
  * `process.parentPort`).
  */
@@ -11,6 +12,7 @@ import { eventNames } from '../shared/contract.js';
 import { throttleEvents } from '../shared/progress-throttle.js';
 import { dispatch, failure } from '../shared/rpc.js';
 import { bindService, type ServiceBinding } from '../shared/service-binding.js';
+import { bindDaemon, DaemonConnection } from '../daemon/daemon-binding.js';
 import type { FromEngine, ToEngine } from './engine-protocol.js';
 
 /** The side of a message port the engine talks through (Electron's `process.parentPort`). */
@@ -71,6 +73,7 @@ export function runEngine(
   let service: TrawlService | null = null;
   let background: Background | null = null;
   let binding: ServiceBinding | null = null;
+  let daemon: DaemonConnection | null = null;
   let starting: Promise<void> | null = null;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => (done = resolve));
@@ -79,6 +82,14 @@ export function runEngine(
   port.on('message', ({ data: msg }) => {
     switch (msg.type) {
       case 'init':
+        if (msg.daemon !== undefined) {
+          // A system-wide daemon answers, trimmed to this OS user; no local index is opened.
+          daemon ??= new DaemonConnection(msg.daemon);
+          binding ??= bindDaemon(daemon, { info: msg.info });
+          starting ??= Promise.resolve();
+          port.postMessage({ type: 'ready' });
+          return;
+        }
         starting ??= open({ dataDir: msg.dataDir, credentials }).then(
           async (s) => {
             service = s;
@@ -113,6 +124,7 @@ export function runEngine(
           await starting?.catch(() => {});
           throttle.dispose();
           binding?.dispose();
+          daemon?.close();
           await background?.stop();
           await service?.close();
           port.postMessage({ type: 'closed' });

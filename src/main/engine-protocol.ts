@@ -7,7 +7,8 @@ import type { AppInfo, EventName } from '../shared/contract.js';
 import type { Result } from '../shared/rpc.js';
 
 export type ToEngine =
-  | { type: 'init'; dataDir: string; info: AppInfo }
+  /** `daemon`: search through that `trawl daemon` socket instead of opening the index in `dataDir`. */
+  | { type: 'init'; dataDir: string; info: AppInfo; daemon?: string }
   | { type: 'call'; id: number; method: string; request: unknown }
   /** Answer to `credential-get`: the secret (or the id list when the request asked for ids). */
   | { type: 'credential'; reqId: number; secret: Credential | null; ids?: string[] }

@@ -25,7 +25,8 @@ import type { AppInfo, ContentSource, DesktopSettings, OpenResult } from '../sha
 import { TrawlError, type Handlers } from '../shared/rpc.js';
 import { CredentialVault } from './credential-vault.js';
 import { loadDesktopSettings, saveDesktopSettings, type StoredDesktopSettings } from './desktop-settings.js';
-import { createEngineHost, type EngineChild } from './engine-host.js';
+import { daemonAppInfo } from '../daemon/daemon-binding.js';
+import { createEngineHost, desktopDaemonSocket, type EngineChild } from './engine-host.js';
 import { appUrlMatcher, broadcast, setupIpc } from './ipc.js';
 import { isExternalWebUrl, setupSecurity } from './security.js';
 import { bindShortcut, type ShortcutBinding } from './shortcut.js';
@@ -110,13 +111,16 @@ function onReady(isQuitting: () => boolean): { windows: SearchWindows; closeEngi
   let shortcut: ShortcutBinding = bindShortcut(globalShortcut, settings.shortcut, () => windows.toggle());
   if (settings.startAtLogin) app.setLoginItemSettings({ openAtLogin: true, args: ['--hidden'] });
 
-  const info: AppInfo = {
+  // A system-wide `trawl daemon` answers instead of the own index when configured (as for `trawl search`).
+  const daemon = desktopDaemonSocket({ argv: process.argv, env: process.env, dataDir });
+  const baseInfo: AppInfo = {
     transport: 'electron',
     version: app.getVersion(),
     platform: process.platform,
-    canPickFolder: true,
+    canPickFolder: !daemon,
     canOpenFiles: true,
   };
+  const info = daemon ? daemonAppInfo(baseInfo, daemon) : baseInfo;
   let allPaused = false;
   const tray = setupTray({
     Tray,
@@ -137,6 +141,7 @@ function onReady(isQuitting: () => boolean): { windows: SearchWindows; closeEngi
         stdio: 'inherit',
       }) as unknown as EngineChild,
     dataDir,
+    daemon,
     info,
     vault,
     onEvent: (event, payload) => {
