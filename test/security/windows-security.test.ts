@@ -115,3 +115,75 @@ describe('NTFS DACLs (SDDL) as descriptors', () => {
     );
   });
 });
+
+/**
+ * Traits seen in outputs recorded on real Windows machines (public bug reports): CRLF line ends,
+ * `whoami /all` sections after the groups, columns padded with trailing spaces and sized to their
+ * content, "Group owner" attributes; icacls /save without BOM, names with spaces, brackets, umlauts
+ * and CJK, inherit-only CREATOR OWNER ACEs, hex masks, conditional ACEs and a SACL after the DACL.
+ */
+describe('outputs with the traits of real machines', () => {
+  const bob = new Set([
+    'everyone',
+    'S-1-5-21-3623811015-3361044348-30300820-1014',
+    'S-1-5-32-545',
+    'S-1-5-11',
+  ]);
+
+  it('reads whoami /all (table, CRLF): user and groups only, not privileges or claims', () => {
+    const id = parseWhoami(fixture('whoami-all-crlf.txt').toString('utf8'));
+    expect(id.user).toBe('corp\\alice');
+    expect(id.sid).toBe(ALICE);
+    expect(id.groups.map((g) => g.sid)).toEqual([
+      'S-1-1-0',
+      'S-1-5-32-544',
+      'S-1-5-32-545',
+      'S-1-5-4',
+      'S-1-5-11',
+      'S-1-5-21-1111111111-2222222222-3333333333-513',
+      SALES,
+      'S-1-18-1',
+      'S-1-16-8192',
+    ]);
+    expect(id.groups.find((g) => g.sid === SALES)?.attributes).toBe(
+      'Mandatory group, Enabled by default, Enabled group, Group owner',
+    );
+    const u = windowsUser(id);
+    expect(u.principals).toContain(SALES);
+    expect(u.principals).toContain('denyonly:S-1-5-32-544');
+    expect(u.principals).not.toContain('S-1-5-32-544');
+  });
+
+  it('evaluates a varied icacls /save file for alice and bob', () => {
+    const alice = new Set(
+      windowsUser(parseWhoami(fixture('whoami-all-crlf.txt').toString('utf8'))).principals,
+    );
+    const saved = parseIcaclsSave(fixture('icacls-save-variety.txt'));
+    const reads = (name: string): [boolean, boolean] => {
+      const sddl = saved.get(name);
+      expect(sddl, name).toBeDefined();
+      const d = sddlToDescriptor(sddl!);
+      return [canRead(d, alice), canRead(d, bob)];
+    };
+    expect([...saved.keys()]).toHaveLength(7);
+    expect(reads('Quarterly Report – Q3.xlsx')).toEqual([true, true]); // Authenticated Users, hex mask
+    expect(reads('Übersicht 企业搜索.txt')).toEqual([true, false]); // CREATOR OWNER inherit-only skipped
+    expect(reads('[draft] .budget.docx')).toEqual([false, false]); // conditional allow grants nothing here
+    expect(reads('shared.txt')).toEqual([true, false]); // explicit deny before the allow for Everyone
+    expect(reads('sales.txt')).toEqual([true, false]); // group grant; the SACL after it is not read as ACEs
+    expect(reads('apps.dll')).toEqual([true, true]); // Users, through 0x1200a9
+    expect(sddlToDescriptor(saved.get('no dacl.txt')!)).toBeNull();
+  });
+
+  it('never lets a conditional ACE split at the parentheses of its condition', () => {
+    const d = sddlToDescriptor(`D:(XA;;FR;;;WD;(@User.x == "a)(A;;FA;;;WD)"))(A;;FA;;;${ALICE})`);
+    expect(canRead(d, bob)).toBe(false);
+    expect(canRead(d, new Set(['everyone', ALICE]))).toBe(true);
+    expect(
+      canRead(
+        sddlToDescriptor(`D:(XD;;FR;;;${ALICE};(@User.x == 1))(A;;FA;;;WD)`),
+        new Set(['everyone', ALICE]),
+      ),
+    ).toBe(false);
+  });
+});

@@ -104,17 +104,20 @@ function parseRights(s: string): number {
  * DACL gives `null` (everyone); an empty DACL gives a descriptor nobody passes.
  */
 export function sddlToDescriptor(sddl: string): SecurityDescriptor | null {
-  const d = /(?:^|[)A-Z0-9-])D:([^(]*)((?:\([^)]*\))*)/.exec(sddl.trim());
+  const d = /(?:^|[)A-Z0-9-])D:([^(]*)/.exec(sddl.trim());
   if (!d) return null;
   if (/NO_ACCESS_CONTROL/.test(d[1])) return null;
   const entries: RankedAccessEntry[] = [];
   let rank = 0;
-  for (const m of d[2].matchAll(/\(([^)]*)\)/g)) {
-    const f = m[1].split(';');
+  for (const ace of aceStrings(sddl.trim().slice(d.index + d[0].length))) {
+    const f = ace.split(';');
     if (f.length < 6) continue;
     const [type, flags, rights] = f;
     const sid = f[5];
     if (!['A', 'D', 'OA', 'OD', 'XA', 'XD'].includes(type)) continue;
+    // A callback (conditional) allow depends on claims this side cannot evaluate: it grants
+    // nothing here (never a leak); a conditional deny is taken as a deny.
+    if (type === 'XA') continue;
     if ((flags.match(/../g) ?? ([] as string[])).includes('IO')) continue;
     if ((parseRights(rights) & READ_BITS) === 0) continue;
     const principal = sddlPrincipal(sid);
@@ -133,6 +136,34 @@ export function sddlToDescriptor(sddl: string): SecurityDescriptor | null {
     };
   }
   return { entries };
+}
+
+/**
+ * The ACE strings of a DACL body: `(…)(…)…` up to the next `S:` section, each without its outer
+ * parentheses. Conditional ACEs carry a parenthesised expression (`(XA;;FR;;;WD;(@User.x == 1))`),
+ * so nesting is counted rather than cut at the first `)`.
+ */
+function aceStrings(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let quoted = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (quoted) {
+      if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"' && depth > 0) quoted = true;
+    else if (c === '(') {
+      if (depth === 0) start = i + 1;
+      depth++;
+    } else if (c === ')' && depth > 0) {
+      depth--;
+      if (depth === 0) out.push(body.slice(start, i));
+    } else if (depth === 0) break; // `S:` or anything else after the DACL's ACEs
+  }
+  return out;
 }
 
 /**
