@@ -1,5 +1,5 @@
 /** The application frame: sidebar navigation, the current screen, and the status bar. */
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import type { TrawlApi } from '../../shared/rpc.js';
 import { ActivityView } from './activity/activity-view.js';
 import { ApiProvider } from './api/api-context.js';
@@ -82,13 +82,16 @@ function Frame() {
   const ui = useUi();
   const { t } = useI18n();
   const data = useAppData();
+  // Through a trawl daemon, crawls are its administrator's: no crawl screen.
+  const viaDaemon = data.info?.daemon !== undefined;
+  const nav = useMemo(() => (viaDaemon ? NAV.filter((n) => n.view !== 'activity') : NAV), [viaDaemon]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
-      if (mod && !e.shiftKey && !e.altKey && /^[1-4]$/.test(e.key)) {
+      if (mod && !e.shiftKey && !e.altKey && /^[1-9]$/.test(e.key) && Number(e.key) <= nav.length) {
         e.preventDefault();
-        ui.navigate(NAV[Number(e.key) - 1].view);
+        ui.navigate(nav[Number(e.key) - 1].view);
       } else if (mod && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         ui.navigate('search');
@@ -97,10 +100,10 @@ function Frame() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [ui]);
+  }, [ui, nav]);
 
   let screen: ReactNode;
-  switch (ui.view) {
+  switch (ui.view === 'activity' && viaDaemon ? 'search' : ui.view) {
     case 'sources':
       screen = <SourcesView />;
       break;
@@ -125,7 +128,7 @@ function Frame() {
           <span className="brand__name">{t('app.name')}</span>
         </div>
         <ul className="nav">
-          {NAV.map(({ view, icon: Icon, key }, i) => (
+          {nav.map(({ view, icon: Icon, key }, i) => (
             <li key={view}>
               <button
                 type="button"
@@ -234,9 +237,15 @@ function StatusBar() {
       ) : null}
       <span>{t('status.docs', { n: data.status?.documents ?? 0 })}</span>
       <span className="statusbar__sep" />
-      <span>{formatTransport(data.info?.transport, t)}</span>
-      {data.status ? <span className="statusbar__sep" /> : null}
-      {data.status ? (
+      {data.info?.daemon ? (
+        <span data-testid="daemon" title={t('status.daemonTitle', { socket: data.info.daemon.socket })}>
+          {t('status.daemon')}
+        </span>
+      ) : (
+        <span>{formatTransport(data.info?.transport, t)}</span>
+      )}
+      {data.status && !data.info?.daemon ? <span className="statusbar__sep" /> : null}
+      {data.status && !data.info?.daemon ? (
         <span>
           {new Intl.NumberFormat(locale, {
             style: 'unit',

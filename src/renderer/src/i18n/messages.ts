@@ -64,6 +64,9 @@ const en = {
   'state.noSources.body':
     'Add a folder, an SMB share or a website, then crawl it. Results appear here as soon as the first files are indexed.',
   'state.noSources.action': 'Add a source',
+  'state.daemonEmpty.title': 'Nothing you may read yet',
+  'state.daemonEmpty.body':
+    'The trawl daemon holds no documents your account may read. Its administrator adds and crawls the sources.',
   'state.empty.title': 'No results for “{q}”',
   'state.empty.body':
     'Check the spelling, use fewer or more general words, remove filters, or try a prefix like {example}.',
@@ -136,6 +139,9 @@ const en = {
   'sources.neverCrawled': 'Never crawled',
   'sources.lastCrawl': 'Last crawl {when}',
   'sources.select': 'Select a source to edit its address, rules and schedule.',
+  'sources.daemonSubtitle': 'Sources of the trawl daemon with documents your account may read.',
+  'sources.daemonManaged':
+    'Sources, rules and crawls are managed by the administrator of the trawl daemon; this app searches through it as your account.',
   'live.label': 'Live updates',
   'live.watching': 'Watching',
   'live.polling': 'Polling every {n} min',
@@ -331,6 +337,8 @@ const en = {
   'status.docs': '{n} documents',
   'status.web': 'Web shell',
   'status.desktop': 'Desktop',
+  'status.daemon': 'Results from the trawl daemon',
+  'status.daemonTitle': 'Searched by the system-wide trawl daemon ({socket}), trimmed to your account',
 
   'desktop.title': 'Desktop',
   'desktop.shortcut': 'Global shortcut',
@@ -407,6 +415,8 @@ const zhCN: Messages = {
   'state.noSources.body':
     '添加一个文件夹、SMB 共享或网站，然后开始爬网。首批文件编入索引后，结果就会出现在这里。',
   'state.noSources.action': '添加内容源',
+  'state.daemonEmpty.title': '暂无您可读取的内容',
+  'state.daemonEmpty.body': 'trawl 守护进程中还没有您的帐户可以读取的文档。内容源由其管理员添加和爬网。',
   'state.empty.title': '没有找到“{q}”的结果',
   'state.empty.body': '请检查拼写、减少或换用更通用的词语、移除筛选条件，或尝试前缀搜索，例如 {example}。',
   'state.emptyIndex.title': '索引为空',
@@ -476,6 +486,9 @@ const zhCN: Messages = {
   'sources.neverCrawled': '从未爬网',
   'sources.lastCrawl': '上次爬网：{when}',
   'sources.select': '选择一个内容源以编辑其地址、规则和计划。',
+  'sources.daemonSubtitle': 'trawl 守护进程中包含您的帐户可读取文档的内容源。',
+  'sources.daemonManaged':
+    '内容源、规则和爬网由 trawl 守护进程的管理员管理；本应用以您的帐户通过它进行搜索。',
   'live.label': '实时更新',
   'live.watching': '正在监视',
   'live.polling': '每 {n} 分钟轮询',
@@ -671,6 +684,8 @@ const zhCN: Messages = {
   'status.docs': '{n} 个文档',
   'status.web': '网页版',
   'status.desktop': '桌面版',
+  'status.daemon': '结果来自 trawl 守护进程',
+  'status.daemonTitle': '由系统级 trawl 守护进程（{socket}）搜索，并按您的帐户权限筛选',
 
   'desktop.title': '桌面',
   'desktop.shortcut': '全局快捷键',

@@ -364,6 +364,12 @@ export function SearchView() {
                 : { label: t('state.retry'), onClick: reload }
             }
           />
+        ) : data.sources !== null && sources.length === 0 && data.info?.daemon ? (
+          <StatePanel
+            icon={<FolderIcon size={28} />}
+            title={t('state.daemonEmpty.title')}
+            body={t('state.daemonEmpty.body')}
+          />
         ) : data.sources !== null && sources.length === 0 ? (
           <StatePanel
             icon={<FolderIcon size={28} />}
@@ -376,7 +382,7 @@ export function SearchView() {
               primary: true,
             }}
           />
-        ) : data.status && documents === 0 && sources.length > 0 && !crawling ? (
+        ) : data.status && documents === 0 && sources.length > 0 && !crawling && !data.info?.daemon ? (
           <StatePanel
             icon={<PlayIcon size={26} />}
             title={t('state.emptyIndex.title')}

@@ -36,17 +36,23 @@ export function SourcesView() {
   }, [adding, selectedId, sources]);
 
   const selected = sources.find((s) => s.id === selectedId) ?? null;
+  // Through a trawl daemon the list is read-only: its administrator manages sources.
+  const viaDaemon = data.info?.daemon !== undefined;
   return (
     <div className="page">
       <header className="page-header">
         <div>
           <h1>{t('sources.title')}</h1>
-          <p className="page-header__subtitle">{t('sources.subtitle')}</p>
+          <p className="page-header__subtitle">
+            {t(viaDaemon ? 'sources.daemonSubtitle' : 'sources.subtitle')}
+          </p>
         </div>
-        <button type="button" className="btn btn--primary" onClick={() => setAdding(true)}>
-          <PlusIcon size={15} />
-          {t('sources.add')}
-        </button>
+        {viaDaemon ? null : (
+          <button type="button" className="btn btn--primary" onClick={() => setAdding(true)}>
+            <PlusIcon size={15} />
+            {t('sources.add')}
+          </button>
+        )}
       </header>
       <div className="sources-layout">
         <ul className="source-list" aria-label={t('sources.title')}>
@@ -92,7 +98,11 @@ export function SourcesView() {
           })}
         </ul>
         <div className="source-detail">
-          {adding ? (
+          {viaDaemon ? (
+            <div className="card card--placeholder muted" data-testid="daemon-managed">
+              {t('sources.daemonManaged')}
+            </div>
+          ) : adding ? (
             <AddSourceForm
               onCancel={() => setAdding(false)}
               onDone={(s) => {
