@@ -68,6 +68,18 @@ describe('the UI through a trawl daemon', () => {
     expect(screen.queryByRole('button', { name: 'Add a source' })).toBeNull();
   });
 
+  it('shows the index counts without its size or data folder', async () => {
+    const fake = createFakeApi({
+      sources: [makeSource(1, 'Shared', '/srv/shared')],
+      overrides: { appInfo: () => VIA_DAEMON, whoami },
+    });
+    render(<App api={fake.api} initialView="stats" />);
+    await screen.findByTestId('daemon');
+    expect(screen.getByTestId('stat-documents')).toBeTruthy();
+    expect(screen.queryByText('Index size')).toBeNull();
+    expect(screen.queryByText(/Data directory/)).toBeNull();
+  });
+
   it('keeps source management and crawls in the UI of a personal index', async () => {
     const fake = createFakeApi({ sources: [makeSource(1, 'Docs', '/docs')] });
     render(<App api={fake.api} initialView="sources" />);
@@ -75,5 +87,8 @@ describe('the UI through a trawl daemon', () => {
     expect(screen.getByRole('button', { name: 'Crawls' })).toBeTruthy();
     expect(screen.queryByTestId('daemon-managed')).toBeNull();
     expect(screen.queryByTestId('daemon')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Index' }));
+    expect(await screen.findByText('Index size')).toBeTruthy();
+    expect(screen.getByText(/Data directory/)).toBeTruthy();
   });
 });

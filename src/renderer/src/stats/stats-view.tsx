@@ -22,6 +22,8 @@ export function StatsView() {
   const types = [...byType.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
   const maxType = types[0]?.[1] ?? 1;
   const failed = sources.reduce((n, s) => n + s.stats.failed, 0);
+  // A trawl daemon does not tell users the size or place of its index.
+  const viaDaemon = data.info?.daemon !== undefined;
   return (
     <div className="page">
       <header className="page-header">
@@ -37,11 +39,13 @@ export function StatsView() {
           value={(status?.documents ?? 0).toLocaleString(locale)}
           testId="stat-documents"
         />
-        <Tile
-          icon={<LayersIcon size={18} />}
-          label={t('stats.size')}
-          value={formatSize(status?.indexBytes ?? 0, locale)}
-        />
+        {viaDaemon ? null : (
+          <Tile
+            icon={<LayersIcon size={18} />}
+            label={t('stats.size')}
+            value={formatSize(status?.indexBytes ?? 0, locale)}
+          />
+        )}
         <Tile icon={<FolderIcon size={18} />} label={t('stats.sources')} value={String(sources.length)} />
         <Tile
           icon={<AlertIcon size={18} />}
@@ -115,7 +119,7 @@ export function StatsView() {
           </ul>
         </section>
       </div>
-      {status ? (
+      {status && !viaDaemon ? (
         <p className="stats-foot muted">
           {t('stats.dataDir')}: <code>{status.dataDir}</code>
         </p>
