@@ -11,9 +11,11 @@ if (service.listSources().length === 0) {
   service.addSource({ startAddresses: [root], settings: parallelism ? { parallelism } : {} });
 }
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const [rec] = await service.crawl({ mode: mode === 'full' ? 'full' : 'incremental' });
 const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 await service.close();
 process.stdout.write(
-  `${JSON.stringify({ ms, counts: rec.counts, status: rec.status, error: rec.error, maxRssKb: process.resourceUsage().maxRSS })}\n`,
+  `${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, counts: rec.counts, status: rec.status, error: rec.error, maxRssKb: process.resourceUsage().maxRSS })}\n`,
 );

@@ -44,6 +44,8 @@ interface HistoryRow {
   size: number;
   security_key: string | null;
   content_hash: string | null;
+  /** Reached by this crawl (items not reached leave the index at the end). */
+  seen: boolean;
 }
 
 export function extOf(name: string): string {
@@ -82,9 +84,12 @@ export async function crawlTree(
     .raw()
     .all(source.id) as [number, string, number, number, number, string | null, string | null][];
   for (const [id, url, mtime, ctime, size, security_key, content_hash] of rows) {
-    history.set(url, { id, url, mtime, ctime, size, security_key, content_hash });
+    history.set(url, { id, url, mtime, ctime, size, security_key, content_hash, seen: false });
   }
-  const seen = new Set<string>();
+  const markSeen = (url: string): void => {
+    const hist = history.get(url);
+    if (hist) hist.seen = true;
+  };
   const keptPrefixes: string[] = [];
   const visited = new Set<string>();
   const rules = new RuleMatcher(source);
@@ -174,7 +179,7 @@ export async function crawlTree(
       error = e instanceof Error ? e.message : String(e);
       if (e instanceof HandlerError && e.code === 'not-found') {
         // vanished since it was listed: treat as gone
-        seen.delete(item.url);
+        if (hist) hist.seen = false;
         return;
       }
     }
@@ -263,7 +268,7 @@ export async function crawlTree(
         void lists.run(() => visit(child, root));
       } else {
         counts.discovered++;
-        seen.add(child.url);
+        markSeen(child.url);
         if (unchanged(child)) counts.notModified++;
         else await items.run(() => processItem(child));
       }
@@ -291,7 +296,7 @@ export async function crawlTree(
         await lists.run(() => visit(item, root));
       } else {
         counts.discovered++;
-        seen.add(item.url);
+        markSeen(item.url);
         await items.run(() => processItem(item));
       }
     }
@@ -302,7 +307,7 @@ export async function crawlTree(
         await lists.run(() => visit(root, root));
       } else {
         counts.discovered++;
-        seen.add(root.url);
+        markSeen(root.url);
         await items.run(() => processItem(root));
       }
     }
@@ -320,7 +325,7 @@ export async function crawlTree(
   if (session.signal.aborted) return;
 
   for (const [url, row] of history) {
-    if (seen.has(url)) continue;
+    if (row.seen) continue;
     if (scopes && !scopes.some((p) => url === p || url.startsWith(`${p}/`))) continue;
     if (keptPrefixes.some((p) => url.startsWith(p))) continue;
     writer.delete(row.id);
