@@ -120,4 +120,26 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO bodies (id, body_z) SELECT id, body_z FROM documents WHERE body_z IS NOT NULL;
   ALTER TABLE documents DROP COLUMN body_z;
   `,
+  // 3: the materialised top documents of frequent terms (query/term-tops.ts), and an epoch that
+  // moves whenever a document's ACL changes, so per-ACL totals stored there can be proven current.
+  `
+  CREATE TABLE term_tops (
+    term TEXT PRIMARY KEY,
+    stamp TEXT NOT NULL,
+    acl_epoch INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    ids BLOB NOT NULL,
+    scores BLOB NOT NULL,
+    acl_counts TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE index_epochs (
+    name TEXT PRIMARY KEY,
+    n INTEGER NOT NULL
+  );
+  INSERT INTO index_epochs (name, n) VALUES ('acl', 0);
+  CREATE TRIGGER documents_acl_epoch AFTER UPDATE OF acl_id ON documents
+    WHEN OLD.acl_id IS NOT NEW.acl_id
+    BEGIN UPDATE index_epochs SET n = n + 1 WHERE name = 'acl'; END;
+  `,
 ];

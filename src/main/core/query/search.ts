@@ -18,6 +18,8 @@ import { HitMatcher, makeSnippet, markHits, escapeHtml, type Hit } from './highl
 import { compileQuery, type CompiledQuery, type SqlCondition } from './query-compiler.js';
 import { parseQuery, QuerySyntaxError } from './query-parser.js';
 import { dataStamp } from './data-stamp.js';
+import { weightsSql } from './rank-sql.js';
+import { termTopFor } from './term-tops.js';
 
 export { QuerySyntaxError } from './query-parser.js';
 export { suggest } from './suggest.js';
@@ -96,15 +98,6 @@ export function aclCondition(acl: AclFilter): SqlCondition | null {
   };
 }
 
-function weightsSql(w: FieldWeights): string {
-  const nums = [w.title, w.keywords, w.description, w.url, w.body].map((x) => {
-    const n = Number(x);
-    if (!Number.isFinite(n) || n < 0) throw new RangeError(`invalid field weight ${String(x)}`);
-    return String(n);
-  });
-  return `bm25(fts, ${nums.join(', ')})`;
-}
-
 /**
  * The ranking expression. Sources whose weights equal the defaults need no CASE branch; when no
  * source differs, ranking needs no join to `documents` at all.
@@ -132,11 +125,89 @@ interface PageRow {
  */
 const ID_SET_MIN_MATCHES = 1000;
 
+/**
+ * The number of full-text matches of `match` (`matches`) and of those that satisfy `where`
+ * (`total`; exact, trimmed in SQL).
+ */
+function countMatches(
+  db: Db,
+  match: string,
+  where: string,
+  params: (string | number)[],
+): { matches: number; total: number } {
+  const matches = (
+    prepared(db, 'SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }
+  ).n;
+  if (where === '' || matches === 0) return { matches, total: matches };
+  const sql =
+    matches > ID_SET_MIN_MATCHES
+      ? `SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +fts.rowid IN (SELECT d.id FROM documents d WHERE ${where})`
+      : `SELECT count(*) AS n FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
+  return { matches, total: (prepared(db, sql).get(match, ...params) as { n: number }).n };
+}
+
+/**
+ * A relevance-ranked pass answered from the term's materialised ranking (see term-tops.ts), or
+ * null when that cannot prove the answer: no current row for the query, weights that differ per
+ * source, or a page deeper than the visible part of the stored ranking. The stored ranking is an
+ * exact prefix of `ORDER BY score, id` over all matches, so its visible members, in order, are
+ * the visible ranking's prefix; totals are the stored exact counts (per ACL when the conditions
+ * are the caller's trimming alone) or are counted in SQL.
+ */
+function rankedFromTermTop(
+  db: Db,
+  match: string,
+  where: string,
+  params: (string | number)[],
+  aclOnly: AclFilter | null,
+  ctx: SearchContext,
+  limit: number,
+  offset: number,
+  wantRows: boolean,
+): { total: number; rows: PageRow[] } | null {
+  const { sql: rank, perSource } = rankSql(ctx);
+  if (perSource) return null;
+  const top = termTopFor(db, match, rank);
+  if (!top) return null;
+  let total: number | null = null;
+  if (where === '') total = top.total;
+  else if (aclOnly?.mode === 'ids' && top.aclCurrent) {
+    total = top.aclCounts.get(null) ?? 0;
+    for (const id of new Set(aclOnly.aclIds.map((x) => Math.trunc(Number(x)))))
+      total += top.aclCounts.get(id) ?? 0;
+  }
+  if (!wantRows) return { total: total ?? countMatches(db, match, where, params).total, rows: [] };
+  const complete = top.ids.length >= top.total;
+  const need = offset + limit;
+  const rows: PageRow[] = [];
+  if (where === '') {
+    if (need > top.ids.length && !complete) return null;
+    for (let i = offset; i < Math.min(need, top.ids.length); i++)
+      rows.push({ id: top.ids[i], score: top.scores[i] });
+  } else {
+    const visible = new Set(
+      prepared(db, `SELECT d.id FROM documents d WHERE d.id IN (SELECT value FROM json_each(?)) AND ${where}`)
+        .pluck()
+        .all(JSON.stringify(Array.from(top.ids)), ...params) as number[],
+    );
+    let seen = 0;
+    for (let i = 0; i < top.ids.length && seen < need; i++) {
+      if (!visible.has(top.ids[i])) continue;
+      if (seen >= offset) rows.push({ id: top.ids[i], score: top.scores[i] });
+      seen++;
+    }
+    if (seen < need && !complete) return null;
+  }
+  total ??= countMatches(db, match, where, params).total;
+  return { total, rows: offset >= total ? [] : rows };
+}
+
 /** One pass (strict or relaxed) of a query: its total and one page of ids. */
 function runPass(
   db: Db,
   match: string | null,
   conditions: SqlCondition[],
+  aclOnly: AclFilter | null,
   ctx: SearchContext,
   sort: SearchRequest['sort'],
   limit: number,
@@ -156,19 +227,14 @@ function runPass(
     return { total, rows: prepared(db, sql).all(...params, limit, offset) as PageRow[] };
   }
 
-  const matches = (
-    prepared(db, 'SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }
-  ).n;
-  let total = matches;
+  if (sort !== 'date' && sort !== 'name') {
+    const fast = rankedFromTermTop(db, match, where, params, aclOnly, ctx, limit, offset, wantRows);
+    if (fast) return fast;
+  }
+  const { matches, total } = countMatches(db, match, where, params);
+  if (!wantRows || offset >= total) return { total, rows: [] };
   const idSet = where !== '' && matches > ID_SET_MIN_MATCHES;
   const setFilter = `+fts.rowid IN (SELECT d.id FROM documents d WHERE ${where})`;
-  if (where !== '' && matches > 0) {
-    const sql = idSet
-      ? `SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND ${setFilter}`
-      : `SELECT count(*) AS n FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
-    total = (prepared(db, sql).get(match, ...params) as { n: number }).n;
-  }
-  if (!wantRows || offset >= total) return { total, rows: [] };
 
   let sql: string;
   if (sort === 'date' || sort === 'name') {
@@ -293,6 +359,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
     q = EMPTY;
   }
   const conditions = [...q.conditions, ...requestConditions(req)];
+  const aclOnly = conditions.length === 0 ? ctx.acl : null;
   const acl = aclCondition(ctx.acl);
   if (acl) conditions.push(acl);
 
@@ -316,14 +383,24 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
     return { ...structuredClone(cached), tookMs: performance.now() - t0 };
   }
 
-  const strict = runPass(db, q.match, conditions, ctx, req.sort, limit, offset, true);
+  const strict = runPass(db, q.match, conditions, aclOnly, ctx, req.sort, limit, offset, true);
   let total = strict.total;
   const pages: { rows: PageRow[]; partial: boolean }[] = [{ rows: strict.rows, partial: false }];
   let relaxed = false;
   if (q.relaxedMatch && strict.total < RELAX_THRESHOLD) {
     const room = limit - strict.rows.length;
     const relaxedOffset = Math.max(0, offset - strict.total);
-    const more = runPass(db, q.relaxedMatch, conditions, ctx, req.sort, room, relaxedOffset, room > 0);
+    const more = runPass(
+      db,
+      q.relaxedMatch,
+      conditions,
+      aclOnly,
+      ctx,
+      req.sort,
+      room,
+      relaxedOffset,
+      room > 0,
+    );
     if (more.total > 0) {
       relaxed = true;
       total += more.total;
