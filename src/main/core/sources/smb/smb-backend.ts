@@ -27,6 +27,11 @@ export interface SmbBackend {
   stat(paths: readonly (readonly string[])[]): Promise<ListingResult[]>;
   /** The entries of a folder; with `captureAcls`, each carries its DACL. */
   list(folder: readonly string[]): Promise<SmbEntry[]>;
+  /**
+   * Optional hint: these folders will probably be listed soon, so a back-end may list them ahead,
+   * batched with others. Never throws; a later `list` of the same folder gets that listing.
+   */
+  prefetch?(folders: readonly (readonly string[])[]): void;
   /** At most `maxBytes` of a file; `size` is its listed size. */
   read(
     file: readonly string[],

@@ -35,6 +35,11 @@ export interface SmbclientOptions {
   prefetchLimit?: number;
   /** A client that prints nothing this long while it owes answers is ended (default 60 s). */
   idleTimeoutMs?: number;
+  /**
+   * List the sub-folders of every listed folder ahead of the crawl, breadth-first (default true).
+   * Off, only folders asked for (`list`) or hinted (`prefetch`) are listed.
+   */
+  prefetch?: boolean;
 }
 
 /** A connection-level failure (login, share, server): it ends the session for good. */
@@ -256,20 +261,28 @@ class SmbclientBackend implements SmbBackend {
     f.resolve(r.entries);
   }
 
-  /** Queue a sub-folder for listing ahead of the crawl asking for it. */
-  private prefetch(parent: string[], entries: SmbEntry[]): void {
-    for (const e of entries) {
-      if (!e.isDir) continue;
-      const p = [...parent, e.name];
-      const key = folderKey(p);
-      if (this.folders.has(key)) continue;
-      try {
-        smbclientPath(p);
-      } catch {
-        continue; // the crawl will get the error when it asks
-      }
-      this.queue.push(this.newFolder(p));
+  /** Queue the sub-folders of a listed folder for listing ahead of the crawl asking for them. */
+  private prefetchChildren(parent: string[], entries: SmbEntry[]): void {
+    for (const e of entries) if (e.isDir) this.enqueue([...parent, e.name]);
+  }
+
+  /** Queue a folder for listing ahead of the crawl asking for it (once; never throws). */
+  private enqueue(p: string[]): boolean {
+    if (this.folders.has(folderKey(p))) return false;
+    try {
+      if (p.length) smbclientPath(p);
+    } catch {
+      return false; // the crawl will get the error when it asks
     }
+    this.queue.push(this.newFolder(p));
+    return true;
+  }
+
+  prefetch(folders: readonly (readonly string[])[]): void {
+    if (this.fatal || this.closed || !this.target.captureAcls) return;
+    let added = false;
+    for (const f of folders) added = this.enqueue([...f]) || added;
+    if (added) this.pump();
   }
 
   private pump(): void {
@@ -303,7 +316,7 @@ class SmbclientBackend implements SmbBackend {
       true,
       (i, r) => {
         const f = batch[i];
-        if (r.ok) this.prefetch(f.path, r.entries);
+        if (r.ok && this.opts.prefetch !== false) this.prefetchChildren(f.path, r.entries);
         this.settle(f, r);
       },
     );
