@@ -132,6 +132,7 @@ function onReady(isQuitting: () => boolean): { windows: SearchWindows; closeEngi
     onPauseAll: () => void host.call('pause', {}),
     onResumeAll: () => void host.call('resume', {}),
     onQuit: () => app.quit(),
+    crawlsManagedElsewhere: !!daemon,
   });
 
   const host = createEngineHost({

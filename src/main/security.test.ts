@@ -87,6 +87,10 @@ describe('tray, shortcut and desktop settings', () => {
       'Quit Trawl',
     ]);
     expect(trayTemplate(deps, true)[2].label).toBe('Resume crawling');
+    // Through a system-wide daemon, crawls are its administrator's: no crawl items.
+    expect(
+      trayTemplate({ ...deps, crawlsManagedElsewhere: true }, false).map((i) => i.label ?? i.type),
+    ).toEqual(['Search', 'separator', 'Quit Trawl']);
   });
 
   it('reports a shortcut another app holds as inactive, and unregisters its own', () => {

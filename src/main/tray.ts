@@ -11,6 +11,8 @@ export interface TrayDeps {
   onPauseAll(): void;
   onResumeAll(): void;
   onQuit(): void;
+  /** Crawls belong to a system-wide daemon's administrator: no crawl items. */
+  crawlsManagedElsewhere?: boolean;
 }
 
 /** The menu template (a plain function of the state, so it can be checked without Electron). */
@@ -18,12 +20,17 @@ export function trayTemplate(
   deps: Omit<TrayDeps, 'Tray' | 'Menu' | 'icon'>,
   paused: boolean,
 ): MenuItemConstructorOptions[] {
+  const crawlItems: MenuItemConstructorOptions[] = deps.crawlsManagedElsewhere
+    ? []
+    : [
+        { label: 'Crawl now', click: deps.onCrawl },
+        paused
+          ? { label: 'Resume crawling', click: deps.onResumeAll }
+          : { label: 'Pause crawling', click: deps.onPauseAll },
+      ];
   return [
     { label: 'Search', accelerator: deps.shortcutLabel(), click: deps.onSearch },
-    { label: 'Crawl now', click: deps.onCrawl },
-    paused
-      ? { label: 'Resume crawling', click: deps.onResumeAll }
-      : { label: 'Pause crawling', click: deps.onPauseAll },
+    ...crawlItems,
     { type: 'separator' },
     { label: 'Quit Trawl', role: 'quit', click: deps.onQuit },
   ];
