@@ -16,6 +16,12 @@ import { basicSecurity } from '../../src/main/core/security/basic-security.js';
 import { createFilterRunner } from '../../src/main/core/filters/filter-runner.js';
 import { createContentExtractor } from '../../src/main/core/filters/content-extractor.js';
 import { createSmbHandler, type SmbHandlerOptions } from '../../src/main/core/sources/smb/smb-handler.js';
+import { createFileHandler } from '../../src/main/core/sources/file/file-handler.js';
+import {
+  withMountedShares,
+  type MountedShareHandlerOptions,
+} from '../../src/main/core/sources/smb/mounted-share-handler.js';
+import { posixSecurity } from '../../src/main/core/security/platform-security.js';
 import { sambaAvailability } from './samba-server.js';
 
 /**
@@ -122,6 +128,24 @@ export function smbService(dataDir: string, opts: SmbHandlerOptions = {}): Trawl
     handlers: new HandlerRegistry().register(createSmbHandler(opts)),
     extractor: createContentExtractor(createFilterRunner({ workers: 1 })),
     security: basicSecurity(),
+    credentials: new FileCredentialStore(dataDir),
+  });
+}
+
+/**
+ * A real service (real SQLite, real filter worker, POSIX security) whose file handler knows
+ * mounted shares, as the engine registers it.
+ */
+export function mountedShareService(dataDir: string, opts: MountedShareHandlerOptions = {}): TrawlService {
+  const security = posixSecurity();
+  return new TrawlService({
+    dataDir,
+    db: openDatabase(dataDir),
+    handlers: new HandlerRegistry().register(
+      withMountedShares(createFileHandler({ security: security.fileCapture }), opts),
+    ),
+    extractor: createContentExtractor(createFilterRunner({ workers: 1 })),
+    security,
     credentials: new FileCredentialStore(dataDir),
   });
 }

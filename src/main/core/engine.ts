@@ -4,6 +4,7 @@ import { HandlerRegistry } from './sources/registry.js';
 import { createFileHandler } from './sources/file/file-handler.js';
 import { createHttpHandler } from './sources/http/http-handler.js';
 import { createSmbHandler } from './sources/smb/smb-handler.js';
+import { withMountedShares } from './sources/smb/mounted-share-handler.js';
 import { SourceStore } from './index/source-store.js';
 import { SmbPrincipalCache } from './security/smb-principal-cache.js';
 import os from 'node:os';
@@ -52,7 +53,8 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
       ? opts.security(platformOpts)
       : (opts.security ?? platformSecurity(platformOpts));
   const handlers = new HandlerRegistry()
-    .register(createFileHandler({ security: security.fileCapture }))
+    // folder sources that are mounted SMB shares (settings.smb.shareIdentity) get the share's DACLs
+    .register(withMountedShares(createFileHandler({ security: security.fileCapture })))
     .register(createHttpHandler())
     .register(createSmbHandler());
   const extractor = createContentExtractor(createFilterRunner({ workers: opts.filterWorkers }));

@@ -31,6 +31,7 @@ import { visibleAclIds } from './security/acl-eval.js';
 import type { CurrentUser, SecurityProvider } from './security/security-provider.js';
 import type { HandlerRegistry } from './sources/registry.js';
 import { HttpSettingsError, resolveHttpSettings } from './sources/http/http-settings.js';
+import { mountedShareProblem } from './sources/smb/mounted-share-settings.js';
 
 /** Events the service emits. */
 export interface ServiceEvents {
@@ -634,6 +635,9 @@ interface LogRow {
 
 /** Kind-specific settings are checked when a source is saved, not when it is first crawled. */
 function validateKindSettings(s: ContentSource): void {
+  // settings.smb.shareIdentity: a folder source that is a mounted SMB share (docs/SMB-HANDLER.md)
+  const mounted = mountedShareProblem(s);
+  if (mounted) throw new SourceError(mounted);
   if (s.kind !== 'http') return;
   try {
     resolveHttpSettings(s.settings.http ?? {});

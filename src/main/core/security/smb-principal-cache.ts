@@ -1,5 +1,5 @@
 import type { ContentSource, Principal } from '../model.js';
-import { resolveSmbPrincipalsForSources } from '../sources/smb/smb-principals.js';
+import { hasSmbSecurity, resolveSmbPrincipalsForSources } from '../sources/smb/smb-principals.js';
 import type { Credential } from '../credential-store.js';
 
 /**
@@ -21,10 +21,13 @@ export class SmbPrincipalCache {
     return this.byUser.get(username) ?? [];
   }
 
-  /** Look up `username` on every SMB server (no-op without SMB sources, or when already known). */
+  /**
+   * Look up `username` on every SMB server (no-op without SMB sources or mounted-share folder
+   * sources, or when already known).
+   */
   async prefetch(username: string): Promise<void> {
     if (this.byUser.has(username)) return;
-    const smb = this.sources().filter((s) => s.kind === 'smb');
+    const smb = this.sources().filter(hasSmbSecurity);
     if (smb.length === 0) return;
     const { principals } = await resolveSmbPrincipalsForSources(smb, this.credential, username);
     this.byUser.set(username, principals);

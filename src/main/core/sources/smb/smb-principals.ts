@@ -10,6 +10,7 @@ import type { ContentSource } from '../../model.js';
 import { HandlerError } from '../handler.js';
 import { parseSmbAddress } from './smb-address.js';
 import { credentialIdFor } from './smb-handler.js';
+import { mountedShareOf } from './mounted-share-settings.js';
 import { ClientCredentials, processFailure, startClient, type SmbCredential } from './smbclient-process.js';
 import { ntStatusCode } from './smbclient-output.js';
 
@@ -164,6 +165,45 @@ export async function resolveSmbPrincipals(
   }
 }
 
+/**
+ * Whether a source's descriptors are SMB SIDs: an SMB source, or a folder source that is a mounted
+ * share with a valid `settings.smb.shareIdentity`.
+ */
+export function hasSmbSecurity(source: ContentSource): boolean {
+  return smbServersOf([source]).length > 0;
+}
+
+/**
+ * The SMB addresses whose servers give the SIDs of these sources' descriptors, each with the
+ * credential the source reads them with: every start address of SMB sources, the share identity
+ * of mounted-share folder sources (invalid settings are left out).
+ */
+export function smbServersOf(
+  sources: readonly ContentSource[],
+): { url: string; credentialId: string | null }[] {
+  const out: { url: string; credentialId: string | null }[] = [];
+  for (const s of sources) {
+    if (s.kind === 'smb') {
+      for (const url of s.startAddresses) {
+        try {
+          parseSmbAddress(url);
+          out.push({ url, credentialId: credentialIdFor(s, url) });
+        } catch {
+          /* not an SMB address */
+        }
+      }
+    } else if (s.kind === 'file') {
+      try {
+        const m = mountedShareOf(s);
+        if (m) out.push({ url: m.url, credentialId: m.credentialId });
+      } catch {
+        /* an invalid setting: the crawl reports it */
+      }
+    }
+  }
+  return out;
+}
+
 /** What {@link resolveSmbPrincipalsForSources} found. */
 export interface SmbPrincipalsResult {
   /** Every SID the user holds on any of the servers, `everyone` included. */
@@ -173,8 +213,8 @@ export interface SmbPrincipalsResult {
 }
 
 /**
- * A user's SIDs on every server the SMB sources crawl, one lookup per server (asked with the
- * credential the source crawls with), merged: what the current-user resolution adds to a user's
+ * A user's SIDs on every server the SMB sources (and mounted-share folder sources) crawl, one
+ * lookup per server (asked with the credential the source crawls with), merged: what the current-user resolution adds to a user's
  * principals so SMB results trim correctly. Never throws for a server that cannot answer.
  */
 export async function resolveSmbPrincipalsForSources(
@@ -184,17 +224,10 @@ export async function resolveSmbPrincipalsForSources(
   opts: SmbPrincipalOptions = {},
 ): Promise<SmbPrincipalsResult> {
   const servers = new Map<string, { url: string; credentialId: string | null }>();
-  for (const s of sources) {
-    if (s.kind !== 'smb') continue;
-    for (const url of s.startAddresses) {
-      try {
-        const loc = parseSmbAddress(url);
-        const key = `${loc.host}:${loc.port ?? 445}`;
-        if (!servers.has(key)) servers.set(key, { url, credentialId: credentialIdFor(s, url) });
-      } catch {
-        /* not an SMB address */
-      }
-    }
+  for (const { url, credentialId } of smbServersOf(sources)) {
+    const loc = parseSmbAddress(url);
+    const key = `${loc.host}:${loc.port ?? 445}`;
+    if (!servers.has(key)) servers.set(key, { url, credentialId });
   }
   const principals = new Set<string>(['everyone']);
   const errors: SmbPrincipalsResult['errors'] = [];
