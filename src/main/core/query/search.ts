@@ -202,6 +202,47 @@ function rankedFromTermTop(
   return { total, rows: offset >= total ? [] : rows };
 }
 
+/** A quoted FTS5 string of two or more tokens (a phrase, or a CJK word as its bigrams). */
+const PHRASE = /"(?:[^"\s]|"")*\s(?:[^"]|"")*"/;
+/** Deepest page {@link collectRanked} keeps in memory. */
+const COLLECT_MAX_PAGE = 1000;
+
+/**
+ * Rank and count in one FTS5 pass: every match is read once, counted, and kept when it belongs
+ * to the page — the order `ORDER BY score, id` gives. For phrases, where finding matches (position
+ * checks over two long doclists) costs far more than reading them, this saves the separate count.
+ */
+function collectRanked(
+  db: Db,
+  match: string,
+  where: string,
+  params: (string | number)[],
+  rank: string,
+  limit: number,
+  offset: number,
+): { total: number; rows: PageRow[] } {
+  const sql =
+    where === ''
+      ? `SELECT fts.rowid, ${rank} FROM fts WHERE fts MATCH ?`
+      : `SELECT d.id, ${rank} FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
+  const need = offset + limit;
+  const best: [number, number][] = [];
+  const before = (a: [number, number], b: [number, number]): boolean =>
+    a[1] < b[1] || (a[1] === b[1] && a[0] < b[0]);
+  let total = 0;
+  for (const row of prepared(db, sql)
+    .raw()
+    .iterate(match, ...params) as IterableIterator<[number, number]>) {
+    total++;
+    if (best.length === need && !before(row, best[need - 1])) continue;
+    let i = best.length;
+    while (i > 0 && before(row, best[i - 1])) i--;
+    best.splice(i, 0, row);
+    if (best.length > need) best.pop();
+  }
+  return { total, rows: best.slice(offset).map(([id, score]) => ({ id, score })) };
+}
+
 /** One pass (strict or relaxed) of a query: its total and one page of ids. */
 function runPass(
   db: Db,
@@ -230,6 +271,9 @@ function runPass(
   if (sort !== 'date' && sort !== 'name') {
     const fast = rankedFromTermTop(db, match, where, params, aclOnly, ctx, limit, offset, wantRows);
     if (fast) return fast;
+    if (wantRows && offset + limit <= COLLECT_MAX_PAGE && PHRASE.test(match) && !rankSql(ctx).perSource) {
+      return collectRanked(db, match, where, params, rankSql(ctx).sql, limit, offset);
+    }
   }
   const { matches, total } = countMatches(db, match, where, params);
   if (!wantRows || offset >= total) return { total, rows: [] };

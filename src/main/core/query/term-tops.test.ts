@@ -273,3 +273,52 @@ describe('termTopFor', () => {
     expect(termTopFor(fast, '"report"', weightsSql(DEFAULT_WEIGHTS))).not.toBeNull();
   });
 });
+
+describe('phrase queries ranked and counted in one pass', () => {
+  it('give the ids, order, scores and totals of ORDER BY score, id with a separate count', () => {
+    const rank = weightsSql(DEFAULT_WEIGHTS);
+    const arb = fc.record({
+      a: fc.constantFrom(...WORDS),
+      b: fc.constantFrom(...WORDS),
+      extra: fc.constantFrom('', ' report', ' -budget', ' "proxy meeting"'),
+      limit: fc.constantFrom(1, 3, 10, 25),
+      offset: fc.constantFrom(0, 2, 11, 40),
+      acl: fc.constantFrom('all', 'none', 'some'),
+    });
+    let nonEmpty = 0;
+    fc.assert(
+      fc.property(arb, (q) => {
+        const aclIds = q.acl === 'none' ? [] : [acls[0], acls[2]];
+        const ctx: SearchContext = { acl: q.acl === 'all' ? { mode: 'all' } : { mode: 'ids', aclIds } };
+        const query = `"${q.a} ${q.b}"${q.extra}`;
+        const res = search(slow, { query, limit: q.limit, offset: q.offset }, ctx);
+        const acl =
+          q.acl === 'all'
+            ? ''
+            : ` AND (d.acl_id IS NULL OR d.acl_id IN (SELECT value FROM json_each('${JSON.stringify(aclIds)}')))`;
+        // The model: the textbook statements over the MATCH expression the compiler writes.
+        const phrase = `"${q.a} ${q.b}"`;
+        const m = {
+          '': phrase,
+          ' report': `${phrase} AND "report"`,
+          ' -budget': `(${phrase}) NOT ("budget")`,
+          ' "proxy meeting"': `${phrase} AND "proxy meeting"`,
+        }[q.extra]!;
+        const from = `FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${acl}`;
+        const total =
+          q.acl === 'all'
+            ? (slow.prepare('SELECT count(*) FROM fts WHERE fts MATCH ?').pluck().get(m) as number)
+            : (slow.prepare(`SELECT count(*) ${from}`).pluck().get(m) as number);
+        if (res.relaxed) return; // fewer than RELAX_THRESHOLD full matches: the relaxed pass follows
+        const rows = slow
+          .prepare(`SELECT fts.rowid AS id, ${rank} AS s ${from} ORDER BY s, id LIMIT ? OFFSET ?`)
+          .all(m, q.limit, q.offset) as { id: number; s: number }[];
+        expect(res.total).toBe(total);
+        expect(res.hits.map((h) => [h.id, -h.score])).toEqual(rows.map((r) => [r.id, r.s]));
+        if (rows.length > 0) nonEmpty++;
+      }),
+      { numRuns: 400 },
+    );
+    expect(nonEmpty).toBeGreaterThan(50);
+  });
+});
