@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseCommandArgs } from '../main.js';
 import { UsageError, type Command } from '../command.js';
 import type { CrawlRule } from '../../main/core/model.js';
@@ -50,8 +51,10 @@ export const sourceCommand: Command = {
           'max-pages': { type: 'string' },
           auth: { type: 'string', multiple: true },
           principal: { type: 'string', multiple: true },
-          // SMB sources
+          // SMB sources, and folders where an SMB share is mounted (docs/SMB-HANDLER.md)
           user: { type: 'string' },
+          'smb-share': { type: 'string' },
+          'mount-root': { type: 'string' },
         });
         if (positionals.length === 0) throw new UsageError('source add needs a folder path or URL');
         // Rules keep the order given: includes first, then excludes, unless the user interleaves.
@@ -95,7 +98,32 @@ export const sourceCommand: Command = {
             rules.push({ action: 'include', syntax: 'glob', pattern: '**' });
           }
         }
-        if (values.user) {
+        const isSmb = /^smb:\/\//i.test(positionals[0]) || /^\\\\[^\\]/.test(positionals[0]);
+        const share = values['smb-share'];
+        if (share !== undefined) {
+          if (isHttp || isSmb)
+            throw new UsageError('--smb-share is for a local folder where that SMB share is mounted');
+          const smb: Record<string, unknown> = { shareIdentity: share };
+          if (values['mount-root'] !== undefined) smb.mountRoot = path.resolve(values['mount-root']);
+          // checked before a credential is stored for it
+          const { mountedShareProblem } =
+            await import('../../main/core/sources/smb/mounted-share-settings.js');
+          const { normalizeAddress } = await import('../../main/core/index/source-store.js');
+          const problem = mountedShareProblem({
+            kind: 'file',
+            startAddresses: positionals.map((p) => normalizeAddress(p).url),
+            settings: { smb },
+          });
+          if (problem) throw new UsageError(problem);
+          if (values.user) smb.credentialId = await smbCredential(svc, share, values.user, io);
+          settings.smb = smb;
+        } else if (values['mount-root'] !== undefined) {
+          throw new UsageError('--mount-root goes with --smb-share');
+        } else if (values.user) {
+          if (!isSmb)
+            throw new UsageError(
+              '--user is for SMB sources (smb://…, \\\\server\\share) and with --smb-share',
+            );
           const credentialId = await smbCredential(svc, positionals[0], values.user, io);
           rules.unshift({ action: 'include', syntax: 'glob', pattern: '**', credentialId });
         }

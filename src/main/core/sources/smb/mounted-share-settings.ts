@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ContentSource } from '../../model.js';
+import type { SourceKind } from '../../model.js';
 import { HandlerError } from '../handler.js';
 import { parseSmbAddress, smbUrl, type SmbLocation } from './smb-address.js';
 
@@ -36,6 +36,14 @@ export interface MountedShare {
 
 const KNOWN = new Set(['shareIdentity', 'mountRoot', 'credentialId', 'checkTraverse']);
 
+/** The parts of a source the setting depends on. */
+export interface MountedShareSource {
+  kind: SourceKind;
+  /** Canonical start addresses (`file:` URLs) or local paths. */
+  startAddresses: readonly string[];
+  settings: { smb?: Record<string, unknown> };
+}
+
 /** Thrown for an invalid mounted-share setting; `message` is meant for the person who set it. */
 export class MountedShareError extends Error {
   constructor(message: string) {
@@ -61,9 +69,7 @@ export function isUnder(child: string, root: string): boolean {
  * folder source, not an SMB address with a share, a relative or missing mount root, a start
  * address outside the mount root, unknown keys or wrong types.
  */
-export function mountedShareOf(
-  source: Pick<ContentSource, 'kind' | 'startAddresses' | 'settings'>,
-): MountedShare | null {
+export function mountedShareOf(source: MountedShareSource): MountedShare | null {
   const smb = source.settings.smb;
   if (!smb || smb.shareIdentity === undefined || smb.shareIdentity === null) return null;
   if (source.kind !== 'file')
@@ -126,9 +132,7 @@ export function mountedShareOf(
 }
 
 /** The problem with a source's mounted-share setting, or null when it is valid or absent. */
-export function mountedShareProblem(
-  source: Pick<ContentSource, 'kind' | 'startAddresses' | 'settings'>,
-): string | null {
+export function mountedShareProblem(source: MountedShareSource): string | null {
   try {
     mountedShareOf(source);
     return null;
