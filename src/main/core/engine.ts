@@ -7,6 +7,7 @@ import { createSmbHandler } from './sources/smb/smb-handler.js';
 import { withMountedShares } from './sources/smb/mounted-share-handler.js';
 import { SourceStore } from './index/source-store.js';
 import { SmbPrincipalCache } from './security/smb-principal-cache.js';
+import { withSmbPrincipalNames } from './security/smb-principal-names.js';
 import os from 'node:os';
 import { FileCredentialStore, type CredentialStore } from './credential-store.js';
 import type { SecurityProvider } from './security/security-provider.js';
@@ -63,7 +64,8 @@ export async function createEngine(opts: EngineOptions): Promise<TrawlService> {
     db,
     handlers,
     extractor,
-    security,
+    // the user's SMB groups named by their servers (the service's whoami)
+    security: withSmbPrincipalNames(security, smbPrincipals),
     credentials,
     preparePrincipals: (username) => smbPrincipals.prefetch(username),
     maxConcurrentCrawls: opts.maxConcurrentCrawls,
