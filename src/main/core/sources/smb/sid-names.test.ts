@@ -170,6 +170,20 @@ done
         rpcclient: refuse,
       }),
     ).rejects.toMatchObject({ code: 'auth', message: expect.stringMatching(/NT_STATUS_LOGON_FAILURE/) });
+    const gone = path.join(dir, 'rpcclient-gone');
+    fs.writeFileSync(
+      gone,
+      `#!/bin/sh\ncat '${path.join(FIX, 'rpc-lookupsids-refused.stderr')}' >&2\nexit 1\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    await expect(
+      lookupSidNames('smb://127.0.0.1:1/share', null, ['S-1-1-0'], { rpcclient: gone }),
+    ).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/NT_STATUS_CONNECTION_REFUSED/),
+    });
     await expect(
       lookupSidNames('smb://127.0.0.1/share', null, ['S-1-1-0'], { rpcclient: path.join(dir, 'nope') }),
     ).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/not installed/) });
