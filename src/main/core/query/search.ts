@@ -202,17 +202,55 @@ function rankedFromTermTop(
   return { total, rows: offset >= total ? [] : rows };
 }
 
-/** A quoted FTS5 string of two or more tokens (a phrase, or a CJK word as its bigrams). */
-const PHRASE = /"(?:[^"\s]|"")*\s(?:[^"]|"")*"/;
-/** Deepest page {@link collectRanked} keeps in memory. */
-const COLLECT_MAX_PAGE = 1000;
+/** A MATCH expression that is one quoted token (counting its matches is cheaper than ranking them). */
+const ONE_TERM = /^"(?:[^"\s]|"")*"$/;
+/** Deepest page {@link countAndRank} keeps (insertion into a sorted array costs O(page) a row). */
+const ONE_PASS_MAX_PAGE = 200;
+
+interface TopState {
+  n: number;
+  ids: number[];
+  scores: number[];
+}
+
+const topAggregates = new WeakSet<Db>();
 
 /**
- * Rank and count in one FTS5 pass: every match is read once, counted, and kept when it belongs
- * to the page — the order `ORDER BY score, id` gives. For phrases, where finding matches (position
- * checks over two long doclists) costs far more than reading them, this saves the separate count.
+ * `trawl_rank_top(id, score, k)`: an aggregate that counts its rows and keeps the first `k` in
+ * `ORDER BY score, id` order; returns JSON `[count, ids, scores]` (doubles survive JSON exactly).
  */
-function collectRanked(
+function ensureTopAggregate(db: Db): void {
+  if (topAggregates.has(db)) return;
+  const options = {
+    start: (): TopState => ({ n: 0, ids: [], scores: [] }),
+    step: (acc: TopState, id: number, score: number, k: number) => {
+      acc.n++;
+      const { ids, scores } = acc;
+      const last = scores.length - 1;
+      if (scores.length >= k && !(score < scores[last] || (score === scores[last] && id < ids[last]))) return;
+      let i = scores.length;
+      while (i > 0 && (score < scores[i - 1] || (score === scores[i - 1] && id < ids[i - 1]))) i--;
+      scores.splice(i, 0, score);
+      ids.splice(i, 0, id);
+      if (scores.length > k) {
+        scores.pop();
+        ids.pop();
+      }
+    },
+    result: (acc: TopState) => JSON.stringify([acc.n, acc.ids, acc.scores]),
+  };
+  // The typings model a step that takes one value; this one takes three SQL arguments.
+  db.aggregate('trawl_rank_top', options as unknown as Parameters<Db['aggregate']>[1]);
+  topAggregates.add(db);
+}
+
+/**
+ * Count and rank in one FTS5 pass: every match is read once, counted, and kept when it belongs to
+ * the page — in the order `ORDER BY score, id` gives, so the page and the total are those of the
+ * count statement plus the ranked statement. Phrases, prefixes and several terms cost far more
+ * to find than to read, so this saves the separate count's pass (about 30% of a phrase query).
+ */
+function countAndRank(
   db: Db,
   match: string,
   where: string,
@@ -221,26 +259,20 @@ function collectRanked(
   limit: number,
   offset: number,
 ): { total: number; rows: PageRow[] } {
-  const sql =
+  ensureTopAggregate(db);
+  const inner =
     where === ''
-      ? `SELECT fts.rowid, ${rank} FROM fts WHERE fts MATCH ?`
-      : `SELECT d.id, ${rank} FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
-  const need = offset + limit;
-  const best: [number, number][] = [];
-  const before = (a: [number, number], b: [number, number]): boolean =>
-    a[1] < b[1] || (a[1] === b[1] && a[0] < b[0]);
-  let total = 0;
-  for (const row of prepared(db, sql)
-    .raw()
-    .iterate(match, ...params) as IterableIterator<[number, number]>) {
-    total++;
-    if (best.length === need && !before(row, best[need - 1])) continue;
-    let i = best.length;
-    while (i > 0 && before(row, best[i - 1])) i--;
-    best.splice(i, 0, row);
-    if (best.length > need) best.pop();
-  }
-  return { total, rows: best.slice(offset).map(([id, score]) => ({ id, score })) };
+      ? `SELECT fts.rowid AS id, ${rank} AS s FROM fts WHERE fts MATCH ?`
+      : `SELECT d.id AS id, ${rank} AS s FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ? AND ${where}`;
+  // LIMIT -1 keeps the subquery a coroutine (bm25 cannot be an aggregate's argument directly).
+  const sql = `SELECT trawl_rank_top(id, s, ?) FROM (${inner} LIMIT -1)`;
+  const json = prepared(db, sql)
+    .pluck()
+    .get(offset + limit, match, ...params) as string;
+  const [total, ids, scores] = JSON.parse(json) as [number, number[], number[]];
+  const rows: PageRow[] = [];
+  for (let i = offset; i < ids.length; i++) rows.push({ id: ids[i], score: scores[i] });
+  return { total, rows };
 }
 
 /** One pass (strict or relaxed) of a query: its total and one page of ids. */
@@ -271,8 +303,9 @@ function runPass(
   if (sort !== 'date' && sort !== 'name') {
     const fast = rankedFromTermTop(db, match, where, params, aclOnly, ctx, limit, offset, wantRows);
     if (fast) return fast;
-    if (wantRows && offset + limit <= COLLECT_MAX_PAGE && PHRASE.test(match) && !rankSql(ctx).perSource) {
-      return collectRanked(db, match, where, params, rankSql(ctx).sql, limit, offset);
+    const { sql: rank, perSource } = rankSql(ctx);
+    if (wantRows && offset + limit <= ONE_PASS_MAX_PAGE && !ONE_TERM.test(match) && !perSource) {
+      return countAndRank(db, match, where, params, rank, limit, offset);
     }
   }
   const { matches, total } = countMatches(db, match, where, params);

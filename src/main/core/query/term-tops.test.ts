@@ -9,6 +9,8 @@ import { search, type SearchContext } from './search.js';
 import { refreshTermTops, termTopFor } from './term-tops.js';
 import { weightsSql } from './rank-sql.js';
 import { DEFAULT_WEIGHTS } from './default-weights.js';
+import { compileQuery } from './query-compiler.js';
+import { parseQuery } from './query-parser.js';
 import type { SearchRequest } from '../api-types.js';
 
 /** Surface forms (several share a stem), so most tokens are frequent in a small index. */
@@ -238,8 +240,10 @@ describe('termTopFor', () => {
   it('stores the exact FTS5 ranking prefix and total', () => {
     refresh();
     const rank = weightsSql(DEFAULT_WEIGHTS);
+    // `release` and `agreed` index as stems that are not their own stem (`releas` → `relea`).
     for (const w of ['report', 'release', 'agreed', 'café']) {
       const top = termTopFor(fast, `"${w}"`, rank);
+      expect(top, w).not.toBeNull();
       if (!top) continue;
       const rows = fast
         .prepare(`SELECT rowid AS id, ${rank} AS s FROM fts WHERE fts MATCH ? ORDER BY s, id`)
@@ -274,12 +278,13 @@ describe('termTopFor', () => {
   });
 });
 
-describe('phrase queries ranked and counted in one pass', () => {
+describe('phrases, prefixes and several terms ranked and counted in one pass', () => {
   it('give the ids, order, scores and totals of ORDER BY score, id with a separate count', () => {
     const rank = weightsSql(DEFAULT_WEIGHTS);
     const arb = fc.record({
       a: fc.constantFrom(...WORDS),
       b: fc.constantFrom(...WORDS),
+      shape: fc.constantFrom('phrase', 'and', 'prefix', 'or'),
       extra: fc.constantFrom('', ' report', ' -budget', ' "proxy meeting"'),
       limit: fc.constantFrom(1, 3, 10, 25),
       offset: fc.constantFrom(0, 2, 11, 40),
@@ -290,26 +295,26 @@ describe('phrase queries ranked and counted in one pass', () => {
       fc.property(arb, (q) => {
         const aclIds = q.acl === 'none' ? [] : [acls[0], acls[2]];
         const ctx: SearchContext = { acl: q.acl === 'all' ? { mode: 'all' } : { mode: 'ids', aclIds } };
-        const query = `"${q.a} ${q.b}"${q.extra}`;
+        const head = {
+          phrase: `"${q.a} ${q.b}"`,
+          and: `${q.a} ${q.b}`,
+          prefix: `${q.a.slice(0, 3)}*`,
+          or: `${q.a} OR ${q.b}`,
+        }[q.shape];
+        const query = head + q.extra;
         const res = search(slow, { query, limit: q.limit, offset: q.offset }, ctx);
+        if (res.relaxed) return; // fewer than RELAX_THRESHOLD full matches: a second pass follows
+        // The model: the textbook count and ranked statements over the compiler's MATCH.
+        const m = compileQuery(parseQuery(query)!, { now: 0 }).match!;
         const acl =
           q.acl === 'all'
             ? ''
             : ` AND (d.acl_id IS NULL OR d.acl_id IN (SELECT value FROM json_each('${JSON.stringify(aclIds)}')))`;
-        // The model: the textbook statements over the MATCH expression the compiler writes.
-        const phrase = `"${q.a} ${q.b}"`;
-        const m = {
-          '': phrase,
-          ' report': `${phrase} AND "report"`,
-          ' -budget': `(${phrase}) NOT ("budget")`,
-          ' "proxy meeting"': `${phrase} AND "proxy meeting"`,
-        }[q.extra]!;
         const from = `FROM fts CROSS JOIN documents d ON d.id = fts.rowid WHERE fts MATCH ?${acl}`;
         const total =
           q.acl === 'all'
             ? (slow.prepare('SELECT count(*) FROM fts WHERE fts MATCH ?').pluck().get(m) as number)
             : (slow.prepare(`SELECT count(*) ${from}`).pluck().get(m) as number);
-        if (res.relaxed) return; // fewer than RELAX_THRESHOLD full matches: the relaxed pass follows
         const rows = slow
           .prepare(`SELECT fts.rowid AS id, ${rank} AS s ${from} ORDER BY s, id LIMIT ? OFFSET ?`)
           .all(m, q.limit, q.offset) as { id: number; s: number }[];
@@ -317,8 +322,8 @@ describe('phrase queries ranked and counted in one pass', () => {
         expect(res.hits.map((h) => [h.id, -h.score])).toEqual(rows.map((r) => [r.id, r.s]));
         if (rows.length > 0) nonEmpty++;
       }),
-      { numRuns: 400 },
+      { numRuns: 500 },
     );
-    expect(nonEmpty).toBeGreaterThan(50);
+    expect(nonEmpty).toBeGreaterThan(100);
   });
 });

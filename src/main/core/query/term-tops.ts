@@ -153,6 +153,20 @@ function phraseText(match: string): string | null {
 
 const quote = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
+/** Endings that Porter stemming removes, to find a word whose only token is a given stem. */
+const SURFACE_ENDINGS = ['', 'e', 's', 'es', 'ed', 'ing', 'y', 'ion', 'er', 'al', 'ate', 'ness', 'ment'];
+
+/**
+ * A phrase whose one token is `term` (a stem need not stem to itself: `releas` is `relea` as a
+ * query, `release` is `releas`), or null when no tried spelling gives exactly that token.
+ */
+function phraseFor(tok: Tokenizer, term: string): string | null {
+  for (const ending of SURFACE_ENDINGS) {
+    if (singleToken(tok, term + ending) === term) return quote(term + ending);
+  }
+  return null;
+}
+
 interface TermRow {
   stamp: string;
   acl_epoch: number;
@@ -240,7 +254,8 @@ export interface RefreshTermTopsResult {
   current: number;
 }
 
-const frequentTerms = new WeakMap<Db, { key: string; terms: string[] }>();
+/** Per database: the frequent terms of one index state, each with a phrase that queries it. */
+const frequentTerms = new WeakMap<Db, { key: string; terms: [string, string][] }>();
 
 /**
  * Bring `term_tops` up to date with the committed index: (re)build the row of every term found in
@@ -269,12 +284,14 @@ export function refreshTermTops(db: Db, opts: RefreshTermTopsOptions = {}): Refr
     const listKey = `${stamp}|${minDocs}`;
     let list = frequentTerms.get(db);
     if (!list || list.key !== listKey) {
-      const terms = (
-        db
-          .prepare('SELECT term FROM fts_vocab WHERE doc >= ? ORDER BY doc DESC, term')
-          .pluck()
-          .all(minDocs) as string[]
-      ).filter((t) => singleToken(tok, t) === t);
+      const terms: [string, string][] = [];
+      for (const term of db
+        .prepare('SELECT term FROM fts_vocab WHERE doc >= ? ORDER BY doc DESC, term')
+        .pluck()
+        .all(minDocs) as string[]) {
+        const phrase = phraseFor(tok, term);
+        if (phrase) terms.push([term, phrase]);
+      }
       list = { key: listKey, terms };
       frequentTerms.set(db, list);
     }
@@ -294,7 +311,7 @@ export function refreshTermTops(db: Db, opts: RefreshTermTopsOptions = {}): Refr
     let aclOf: Map<number, number | null> | null = null;
     let finished = true;
     result.current = 0;
-    for (const term of list.terms) {
+    for (const [term, expr] of list.terms) {
       if (have.get(term) === want) {
         result.current++;
         continue;
@@ -308,7 +325,6 @@ export function refreshTermTops(db: Db, opts: RefreshTermTopsOptions = {}): Refr
           ([i, a]) => [i, a],
         ),
       );
-      const expr = quote(term);
       const top = topSql.all(expr, depth) as [number, number][];
       if (top.some(([id]) => id < 0 || id > 0xffffffff)) continue;
       const all = allSql.all(expr) as number[];
