@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../index/database.js';
 import { addAcl, addDocs, addSource, type FixtureDoc } from './index-fixture.js';
 import { search, type SearchContext } from './search.js';
-import { refreshTermTops, termTopFor } from './term-tops.js';
+import { refreshTermTops, refreshTermTopsInBackground, termTopFor } from './term-tops.js';
 import { weightsSql } from './rank-sql.js';
 import { DEFAULT_WEIGHTS } from './default-weights.js';
 import { compileQuery } from './query-compiler.js';
@@ -325,5 +325,34 @@ describe('phrases, prefixes and several terms ranked and counted in one pass', (
       { numRuns: 500 },
     );
     expect(nonEmpty).toBeGreaterThan(100);
+  });
+});
+
+describe('refreshTermTopsInBackground', () => {
+  it('finishes in slices while the event loop keeps running, and waits out an open transaction', async () => {
+    both((db) => addDocs(db, makeDocs(900, 4, acls)));
+    expect(termTopFor(fast, '"report"', weightsSql(DEFAULT_WEIGHTS))).toBeNull();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    fast.exec('BEGIN');
+    setTimeout(() => fast.exec('COMMIT'), 150);
+    try {
+      const r = await refreshTermTopsInBackground(fast, { minDocs: MIN_DOCS, depth: DEPTH, sliceMs: 0 });
+      expect(r.done).toBe(true);
+      expect(r.built).toBeGreaterThan(1);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(1);
+    expect(termTopFor(fast, '"report"', weightsSql(DEFAULT_WEIGHTS))).not.toBeNull();
+  });
+
+  it('stops when aborted', async () => {
+    both((db) => addDocs(db, makeDocs(901, 4, acls)));
+    const ac = new AbortController();
+    ac.abort();
+    const r = await refreshTermTopsInBackground(fast, { minDocs: MIN_DOCS, depth: DEPTH, signal: ac.signal });
+    expect(r.done).toBe(false);
+    expect(termTopFor(fast, '"report"', weightsSql(DEFAULT_WEIGHTS))).toBeNull();
   });
 });

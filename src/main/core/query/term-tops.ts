@@ -352,3 +352,41 @@ export function refreshTermTops(db: Db, opts: RefreshTermTopsOptions = {}): Refr
   db.transaction(slice).immediate();
   return result;
 }
+
+/** Options for {@link refreshTermTopsInBackground}. */
+export interface BackgroundRefreshOptions extends Omit<RefreshTermTopsOptions, 'budgetMs'> {
+  /** Work per slice before yielding to the event loop (default 50 ms). */
+  sliceMs?: number;
+  /** Stops between slices (rows built so far stay valid). */
+  signal?: AbortSignal;
+}
+
+/**
+ * {@link refreshTermTops} in slices of about `sliceMs`, yielding to the event loop between them so
+ * searches and progress events go on meanwhile. A slice that finds the database locked by a writer
+ * (SQLITE_BUSY) or the connection inside a transaction is retried after a short wait. Resolves when
+ * every frequent term is current or `signal` aborts (then `done` is false). If the index changes
+ * meanwhile, the next slices rebuild against the new state, so the result is always current.
+ */
+export async function refreshTermTopsInBackground(
+  db: Db,
+  opts: BackgroundRefreshOptions = {},
+): Promise<RefreshTermTopsResult> {
+  const { sliceMs = 50, signal, ...rest } = opts;
+  const total: RefreshTermTopsResult = { done: false, built: 0, current: 0 };
+  while (!signal?.aborted) {
+    let r: RefreshTermTopsResult | null = null;
+    try {
+      if (!db.inTransaction) r = refreshTermTops(db, { ...rest, budgetMs: sliceMs });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+    }
+    if (r) {
+      total.built += r.built;
+      total.current = r.current;
+      if (r.done) return { ...total, done: true };
+    }
+    await new Promise((resolve) => setTimeout(resolve, r ? 0 : 100));
+  }
+  return total;
+}
