@@ -37,6 +37,8 @@ describe.skipIf(!RUN)(
     let sourceId: number;
     let files: string[];
     let clientLog: string;
+    let tmpBefore: Set<string>;
+    const ourTemp = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('trawl-smb-'));
 
     const rows = (id = sourceId) =>
       service.db
@@ -69,6 +71,7 @@ describe.skipIf(!RUN)(
       for (let f = 0; f < 10; f++) bulk[`bulk/d${d}/f${f}.txt`] = z(`bulk${d}x${f}`);
 
     beforeAll(async () => {
+      tmpBefore = new Set(ourTemp());
       await ensureUnixAccounts([...USERS, 'trawlcrawl'], { sales: ['alice', 'carol'] });
       server = await startSamba({ shares: [{ name: 'docs' }], accounts: PW, adminUsers: ['trawlcrawl'] });
       buildTree(server.paths.docs, {
@@ -266,6 +269,22 @@ describe.skipIf(!RUN)(
       expect(rec.error).toMatch(/does not look like smb:\/\/127\.0\.0\.1:\d+\/docs\/salesdir/);
       service.removeSource(wrong.id);
       expect(rows().length).toBe(before);
+    });
+
+    it('leaves no client process and no credentials file behind', () => {
+      const clients = fs
+        .readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .map((pid) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          } catch {
+            return '';
+          }
+        })
+        .filter((cmd) => /smbclient|rpcclient/.test(cmd) && cmd.includes(String(server.port)));
+      expect(clients).toEqual([]);
+      expect(ourTemp().filter((n) => !tmpBefore.has(n))).toEqual([]);
     });
 
     it('fails clearly on a wrong password and loses nothing', async () => {
