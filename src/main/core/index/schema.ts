@@ -142,4 +142,12 @@ export const MIGRATIONS: readonly string[] = [
     WHEN OLD.acl_id IS NOT NEW.acl_id
     BEGIN UPDATE index_epochs SET n = n + 1 WHERE name = 'acl'; END;
   `,
+  // 4: the same epoch also moves when a document row comes or goes, so stored per-ACL totals are
+  // proven current even if a row changes without its full-text entry.
+  `
+  CREATE TRIGGER documents_insert_epoch AFTER INSERT ON documents
+    BEGIN UPDATE index_epochs SET n = n + 1 WHERE name = 'acl'; END;
+  CREATE TRIGGER documents_delete_epoch AFTER DELETE ON documents
+    BEGIN UPDATE index_epochs SET n = n + 1 WHERE name = 'acl'; END;
+  `,
 ];

@@ -328,6 +328,26 @@ describe('phrases, prefixes and several terms ranked and counted in one pass', (
   });
 });
 
+describe('per-ACL totals', () => {
+  it('are not used once a document row comes or goes, even without a full-text change', () => {
+    refresh();
+    const rank = weightsSql(DEFAULT_WEIGHTS);
+    expect(termTopFor(fast, '"report"', rank)?.aclCurrent).toBe(true);
+    const top = termTopFor(fast, '"report"', rank)!;
+    const orphan = top.ids[0];
+    const row = fast.prepare('SELECT * FROM documents WHERE id = ?').get(orphan) as Record<string, unknown>;
+    fast.prepare('DELETE FROM documents WHERE id = ?').run(orphan);
+    expect(termTopFor(fast, '"report"', rank)?.aclCurrent).toBe(false);
+    const cols = Object.keys(row);
+    fast
+      .prepare(`INSERT INTO documents (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+      .run(...cols.map((c) => row[c]));
+    expect(termTopFor(fast, '"report"', rank)?.aclCurrent).toBe(false);
+    refresh();
+    expect(termTopFor(fast, '"report"', rank)?.aclCurrent).toBe(true);
+  });
+});
+
 describe('refreshTermTopsInBackground', () => {
   it('finishes in slices while the event loop keeps running, and waits out an open transaction', async () => {
     both((db) => addDocs(db, makeDocs(900, 4, acls)));

@@ -13,8 +13,8 @@
  *   committed FTS5 write adds a segment or tombstones and moves its write counter), plus the
  *   ranking expression. Any committed change to the full-text index, or other weights, makes every
  *   row stale until {@link refreshTermTops} runs again.
- * - Per-ACL counts are used only while `acl_epoch` equals the epoch that a trigger on
- *   `documents.acl_id` moves (schema migration 3).
+ * - Per-ACL counts are used only while `acl_epoch` equals the epoch that triggers on `documents`
+ *   move whenever a row's `acl_id` changes or a row comes or goes (schema migrations 3 and 4).
  * - Nothing is used on a connection inside a transaction: its uncommitted FTS5 writes are visible
  *   to its queries but not yet in the fingerprinted records.
  */
@@ -40,7 +40,7 @@ export interface TermTop {
   scores: Float64Array;
   /** Matches per ACL id (`null`: no descriptor); only documents that have a `documents` row. */
   aclCounts: ReadonlyMap<number | null, number>;
-  /** Whether `aclCounts` is current (no document changed its ACL since the row was built). */
+  /** Whether `aclCounts` is current (no document row changed its ACL, came or went since). */
   aclCurrent: boolean;
 }
 
