@@ -8,6 +8,7 @@ import {
   type ItemStat,
 } from '../sources/handler.js';
 import type { SecurityDescriptor } from '../model.js';
+import { NOBODY } from '../security/posix-permissions.js';
 import { RuleMatcher } from './crawl-rules.js';
 import { smbRuleTarget } from '../sources/smb/smb-address.js';
 import type { CrawlSession } from './crawl-session.js';
@@ -181,6 +182,15 @@ export async function crawlTree(
         // vanished since it was listed: treat as gone
         if (hist) hist.seen = false;
         return;
+      }
+      // The row keeps the item findable by name: never without the descriptor it would have had
+      // (an unreadable file is exactly the one others must not see). Unknown → visible to no one.
+      if (security === undefined && handler.describe) {
+        try {
+          security = await handler.describe(item, ctx);
+        } catch {
+          security = NOBODY;
+        }
       }
     }
     if (session.signal.aborted || fatal) return;
