@@ -61,7 +61,8 @@ export const daemonCommand: Command = {
     try {
       daemon = await TrawlDaemon.start({
         service,
-        userFromUid: security.userFromUid,
+        // as the service resolves users: SMB SIDs of the user's servers included, and named
+        userFromUid: (uid) => service.userFromUid(uid),
         runtimeDir,
         accounts,
         log,

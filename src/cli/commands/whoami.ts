@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseCommandArgs } from '../main.js';
 import type { Command } from '../command.js';
 import type { CurrentUser } from '../../main/core/security/security-provider.js';
@@ -16,7 +18,7 @@ export const whoamiCommand: Command = {
   name: 'whoami',
   summary: 'the user and groups searches are trimmed to',
   usage: 'whoami [--json] [--daemon PATH]',
-  async run({ args, dataDir, io }) {
+  async run({ args, dataDir, io, service }) {
     const { values } = parseCommandArgs(
       args,
       { json: { type: 'boolean' }, daemon: { type: 'string' } },
@@ -32,6 +34,9 @@ export const whoamiCommand: Command = {
       } finally {
         client.close();
       }
+    } else if (fs.existsSync(path.join(dataDir, 'index.sqlite'))) {
+      // As searches see this user: with the SIDs (and names) of the index's SMB servers.
+      user = (await service()).whoami();
     } else {
       const { platformSecurity } = await import('../../main/core/security/platform-security.js');
       user = platformSecurity().currentUser();

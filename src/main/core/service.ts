@@ -460,6 +460,16 @@ export class TrawlService {
     return this.user;
   }
 
+  /**
+   * Another OS user as the platform's security provider resolves them (uid, every gid, SMB SIDs
+   * and their names), for {@link forUser}. Rejects where the platform cannot resolve uids.
+   */
+  async userFromUid(uid: number): Promise<CurrentUser> {
+    const fromUid = this.deps.security.userFromUid;
+    if (!fromUid) throw new Error('this platform resolves no users by uid');
+    return fromUid.call(this.deps.security, uid);
+  }
+
   // ---- credentials ----
 
   async setCredential(id: string, secret: Credential): Promise<void> {
