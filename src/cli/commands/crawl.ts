@@ -2,6 +2,9 @@ import { parseCommandArgs } from '../main.js';
 import { sourceIdOf, type Command } from '../command.js';
 import type { CrawlProgress, CrawlRecord } from '../../main/core/model.js';
 
+/** Longest time `trawl crawl` spends on search shortcuts after the crawl. */
+const SHORTCUT_BUDGET_MS = 15_000;
+
 /** The one summary line: `added N, updated N, not modified N, deleted N, failed N in T s`. */
 export function summaryLine(records: CrawlRecord[]): string {
   const sum = { added: 0, updated: 0, notModified: 0, deleted: 0, failed: 0, excluded: 0 };
@@ -47,6 +50,10 @@ export const crawlCommand: Command = {
     off();
     if (io.tty) process.stderr.write('\r'.padEnd(111) + '\r');
     io.out(summaryLine(records));
+    // Common words answer from stored top results; rebuild them now, as the process ends here
+    // (bounded: what is left is done by the next crawl or the app).
+    if (records.some((r) => r.counts.added + r.counts.updated + r.counts.deleted > 0))
+      await svc.refreshSearchShortcuts(SHORTCUT_BUDGET_MS);
     const failed = records.filter((r) => r.status === 'failed');
     for (const r of failed) io.err(`trawl: crawl of source ${r.sourceId} failed: ${r.error}`);
     return failed.length ? 1 : 0;

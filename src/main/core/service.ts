@@ -27,6 +27,8 @@ import type {
 } from './model.js';
 import { preview as previewDoc, search as searchIndex, suggest as suggestTerms } from './query/search.js';
 import type { AclFilter } from './query/search.js';
+import type { RefreshTermTopsResult } from './query/term-tops.js';
+import { TermTopsRefresher } from './query/term-tops-refresher.js';
 import { visibleAclIds } from './security/acl-eval.js';
 import type { CurrentUser, SecurityProvider } from './security/security-provider.js';
 import type { HandlerRegistry } from './sources/registry.js';
@@ -96,6 +98,7 @@ export class TrawlService {
    * back each other's work).
    */
   private readonly writer: IndexWriter;
+  private readonly termTops: TermTopsRefresher;
   private closed = false;
   /** Full and incremental crawls wait on this between items (live updates do not). */
   private crawlGate: { wait(): Promise<void> } | null = null;
@@ -115,6 +118,8 @@ export class TrawlService {
     this.self = this.forUser(this.user);
     this.writer = new IndexWriter(deps.db);
     closeInterruptedCrawls(deps.db);
+    this.termTops = new TermTopsRefresher(deps.db, () => this.running.size > 0);
+    this.termTops.schedule();
   }
 
   get db(): Db {
@@ -232,6 +237,7 @@ export class TrawlService {
     const existing = this.running.get(source.id);
     if (existing) return existing.promise;
     const abort = new AbortController();
+    void this.termTops.pause();
     const entry = {
       promise: null as unknown as Promise<CrawlRecord>,
       abort,
@@ -308,6 +314,8 @@ export class TrawlService {
     }
     this.aclCache.clear();
     this.emit('crawl-finished', record);
+    const { added, updated, deleted } = record.counts;
+    if (added + updated + deleted > 0) this.termTops.schedule();
     return record;
   }
 
@@ -597,12 +605,21 @@ export class TrawlService {
     return entries.slice(0, limit);
   }
 
+  /**
+   * Bring the stored top results of frequent words up to date now (otherwise done in the
+   * background a few seconds after crawls change the index). Queries are correct either way.
+   */
+  refreshSearchShortcuts(budgetMs?: number): Promise<RefreshTermTopsResult> {
+    return this.termTops.refreshNow(budgetMs);
+  }
+
   /** Stop crawls, wait for them, release workers and close the database. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.stopCrawl();
     await Promise.allSettled([...this.running.values()].map((r) => r.promise));
+    await this.termTops.close();
     await this.deps.extractor.close?.();
     this.db.close();
   }
