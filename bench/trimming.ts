@@ -13,6 +13,7 @@ import { openDatabase } from '../src/main/core/index/database.js';
 import { IndexWriter } from '../src/main/core/index/index-writer.js';
 import type { SecurityDescriptor } from '../src/main/core/model.js';
 import { search, type SearchContext } from '../src/main/core/query/search.js';
+import { refreshTermTops } from '../src/main/core/query/term-tops.js';
 import { visibleAclIds } from '../src/main/core/security/acl-eval.js';
 import { posixReadDescriptor, type PosixObject } from '../src/main/core/security/posix-permissions.js';
 
@@ -123,6 +124,8 @@ export async function run(): Promise<Record<string, number | string>> {
       });
     }
     writer.flush();
+    // As the service does after a crawl: the frequent words' stored tops (both sides use them).
+    refreshTermTops(db);
     db.pragma('wal_checkpoint(TRUNCATE)');
     const buildMs = performance.now() - t0;
     const distinct = (db.prepare('SELECT count(*) AS n FROM acls').get() as { n: number }).n;
