@@ -418,7 +418,9 @@ export class TrawlService {
       whoami: () => user,
       search: (req) => {
         this.activity?.();
-        return snapshot(() => searchIndex(this.db, req, this.searchContext(user)));
+        // With no write transaction open on this connection, the snapshot sees committed data only.
+        const cleanSnapshot = !this.db.inTransaction;
+        return snapshot(() => searchIndex(this.db, req, { ...this.searchContext(user), cleanSnapshot }));
       },
       preview: (id, query) => snapshot(() => previewDoc(this.db, id, query, this.searchContext(user))),
       suggest: (prefix) => {

@@ -46,6 +46,11 @@ export interface SearchContext {
   generation?: number;
   /** Build snippets (default true); evaluations that only need the ranking turn them off. */
   snippets?: boolean;
+  /**
+   * The connection's open transaction (if any) is a read snapshot begun with no writes pending
+   * (the service's per-call snapshot), so stored frequent-word tops may answer inside it.
+   */
+  cleanSnapshot?: boolean;
 }
 
 /** When fewer documents than this match every term, documents matching some terms follow. */
@@ -167,7 +172,7 @@ function rankedFromTermTop(
 ): { total: number; rows: PageRow[] } | null {
   const { sql: rank, perSource } = rankSql(ctx);
   if (perSource) return null;
-  const top = termTopFor(db, match, rank);
+  const top = termTopFor(db, match, rank, { cleanSnapshot: ctx.cleanSnapshot === true });
   if (!top) return null;
   let total: number | null = null;
   if (where === '') total = top.total;

@@ -68,6 +68,23 @@ describe('TermTopsRefresher', () => {
     await r.close();
   });
 
+  it('answers inside a clean read snapshot, never inside a transaction with pending writes', async () => {
+    const db = index();
+    await new TermTopsRefresher(db, () => false, 60_000).refreshNow();
+    const inSnapshot = db.transaction(() => termTopFor(db, '"zqcommon"', rank, { cleanSnapshot: true }));
+    expect(inSnapshot.deferred()?.total).toBe(TERM_TOPS_MIN_DOCS + 50);
+    // A writer's open transaction: FTS5 may hold the new row in memory, its structure unchanged.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      addDocs(db, [{ sourceId: 1, path: '/d/pending.txt', text: 'zqcommon pending' }]);
+      expect(termTopFor(db, '"zqcommon"', rank)).toBeNull();
+      const n = db.prepare("SELECT count(*) AS n FROM fts WHERE fts MATCH 'zqcommon'").get() as { n: number };
+      expect(n.n).toBe(TERM_TOPS_MIN_DOCS + 51);
+    } finally {
+      db.exec('ROLLBACK');
+    }
+  });
+
   it('refreshes on demand, and close() leaves no timer behind', async () => {
     const db = index();
     const r = new TermTopsRefresher(db, () => false, 60_000);

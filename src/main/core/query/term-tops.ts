@@ -182,10 +182,17 @@ const decoded = new WeakMap<Db, Map<string, TermTop & { stamp: string; epoch: nu
  * The materialised ranking for `match` (an FTS5 expression as the query compiler writes it) under
  * the ranking expression `rank`, or null when there is none that is provably current: the
  * expression is not one phrase of one token, the term is not materialised, the index or the
- * weights changed since it was, or `db` is inside a transaction.
+ * weights changed since it was, or `db` is inside a transaction other than a clean read snapshot.
  */
-export function termTopFor(db: Db, match: string, rank: string): TermTop | null {
-  if (db.inTransaction) return null;
+export function termTopFor(
+  db: Db,
+  match: string,
+  rank: string,
+  opts: { cleanSnapshot?: boolean } = {},
+): TermTop | null {
+  // Inside a writer's transaction FTS5 may hold pending rows its structure record does not show
+  // yet; a read snapshot begun with nothing pending (the caller says so) sees committed data only.
+  if (db.inTransaction && !opts.cleanSnapshot) return null;
   const text = phraseText(match);
   if (text === null) return null;
   const tok = tokenizerFor(db);
