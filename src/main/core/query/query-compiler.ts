@@ -45,12 +45,29 @@ export interface CompileOptions {
   now: number;
   /** Source names (lowercase) → ids, for `source:Name`; unknown names are looked up in SQL. */
   sourceNames?: ReadonlyMap<string, number>;
+  /**
+   * Spells a prefix (`word*`) out as FTS5 phrases to OR (see prefix-expansion.ts); null keeps
+   * FTS5's own prefix query. Without it, every prefix is FTS5's own.
+   */
+  expandPrefix?: (word: string) => string[] | null;
 }
+
+/** The expander of the compilation under way (compilation is synchronous). */
+let activeExpandPrefix: CompileOptions['expandPrefix'] = undefined;
 
 const FTS_SUBQUERY = 'SELECT rowid FROM fts WHERE fts MATCH ?';
 
 /** Compile a parsed query (see {@link parseQuery}). Throws {@link QuerySyntaxError}. */
 export function compileQuery(root: QueryNode, opts: CompileOptions): CompiledQuery {
+  activeExpandPrefix = opts.expandPrefix;
+  try {
+    return compileWith(root, opts);
+  } finally {
+    activeExpandPrefix = undefined;
+  }
+}
+
+function compileWith(root: QueryNode, opts: CompileOptions): CompiledQuery {
   const conj = root.type === 'and' ? root.children : [root];
   if (!conj.some(hasPositive)) {
     const pos = firstPos(root);
@@ -150,7 +167,12 @@ function leafFts(leaf: Leaf): string {
   const runs = splitRuns(text);
   const last = runs[runs.length - 1];
   const singleCjkTail = !!last && last.cjk && Array.from(last.text).length === 1;
-  const phrase = `${quote(toIndexText(text).trim().replace(/\s+/g, ' '))}${leaf.prefix || singleCjkTail ? '*' : ''}`;
+  const spelled = leaf.prefix && !singleCjkTail ? activeExpandPrefix?.(text) : null;
+  const phrase = spelled?.length
+    ? spelled.length === 1
+      ? spelled[0]
+      : `(${spelled.join(' OR ')})`
+    : `${quote(toIndexText(text).trim().replace(/\s+/g, ' '))}${leaf.prefix || singleCjkTail ? '*' : ''}`;
   return leaf.field ? `{${leaf.field}} : ${phrase}` : phrase;
 }
 

@@ -20,6 +20,7 @@ import { parseQuery, QuerySyntaxError } from './query-parser.js';
 import { dataStamp } from './data-stamp.js';
 import { weightsSql } from './rank-sql.js';
 import { termTopFor } from './term-tops.js';
+import { prefixExpander } from './prefix-expansion.js';
 
 export { QuerySyntaxError } from './query-parser.js';
 export { suggest } from './suggest.js';
@@ -384,7 +385,7 @@ function clampInt(x: number | undefined, fallback: number, lo: number, hi: numbe
 }
 
 /** Parse and compile; `null` for a blank query. Throws QuerySyntaxError. */
-function compile(query: string, ctx: SearchContext): CompiledQuery | null {
+function compile(query: string, ctx: SearchContext, db?: Db): CompiledQuery | null {
   const text = query.trim();
   if (text === '') return null;
   const ast = parseQuery(text);
@@ -394,7 +395,11 @@ function compile(query: string, ctx: SearchContext): CompiledQuery | null {
       0,
     );
   }
-  return compileQuery(ast, { now: ctx.now ?? Date.now(), sourceNames: lowerKeys(ctx.sourceNames) });
+  return compileQuery(ast, {
+    now: ctx.now ?? Date.now(),
+    sourceNames: lowerKeys(ctx.sourceNames),
+    expandPrefix: db ? prefixExpander(db) : undefined,
+  });
 }
 
 function lowerKeys(m: ReadonlyMap<string, number> | undefined): Map<string, number> | undefined {
@@ -435,7 +440,7 @@ export function search(db: Db, req: SearchRequest, ctx: SearchContext): SearchRe
   const t0 = performance.now();
   const limit = clampInt(req.limit, DEFAULT_LIMIT, 0, MAX_LIMIT);
   const offset = clampInt(req.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  let q = compile(req.query ?? '', ctx);
+  let q = compile(req.query ?? '', ctx, db);
   if (!q) {
     if (!hasRequestFilters(req)) return { total: 0, hits: [], tookMs: performance.now() - t0, terms: [] };
     q = EMPTY;

@@ -76,7 +76,8 @@ function aclEpoch(db: Db): number {
   return row?.n ?? -1;
 }
 
-interface Tokenizer {
+/** The `fts` table's tokenizer, run apart (see {@link tokenizerFor}). */
+export interface Tokenizer {
   tokens(text: string): string[];
   cache: Map<string, string | null>;
 }
@@ -88,7 +89,7 @@ const tokenizerOf = new WeakMap<Db, Tokenizer | null>();
  * The tokenizer of the `fts` table, run in a private in-memory database: the tokens FTS5 makes
  * of a phrase (the tokenizer does the same for documents and queries).
  */
-function tokenizerFor(db: Db): Tokenizer | null {
+export function tokenizerFor(db: Db): Tokenizer | null {
   if (tokenizerOf.has(db)) return tokenizerOf.get(db)!;
   const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'fts'").get() as
     { sql: string } | undefined;
@@ -135,7 +136,7 @@ function tokenizerFor(db: Db): Tokenizer | null {
 }
 
 /** The single index token `text` stands for, or null when it makes none or several. */
-function singleToken(t: Tokenizer, text: string): string | null {
+export function singleToken(t: Tokenizer, text: string): string | null {
   const hit = t.cache.get(text);
   if (hit !== undefined) return hit;
   const tokens = t.tokens(text);
@@ -154,13 +155,27 @@ function phraseText(match: string): string | null {
 const quote = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /** Endings that Porter stemming removes, to find a word whose only token is a given stem. */
-const SURFACE_ENDINGS = ['', 'e', 's', 'es', 'ed', 'ing', 'y', 'ion', 'er', 'al', 'ate', 'ness', 'ment'];
+export const SURFACE_ENDINGS = [
+  '',
+  'e',
+  's',
+  'es',
+  'ed',
+  'ing',
+  'y',
+  'ion',
+  'er',
+  'al',
+  'ate',
+  'ness',
+  'ment',
+];
 
 /**
  * A phrase whose one token is `term` (a stem need not stem to itself: `releas` is `relea` as a
  * query, `release` is `releas`), or null when no tried spelling gives exactly that token.
  */
-function phraseFor(tok: Tokenizer, term: string): string | null {
+export function phraseFor(tok: Tokenizer, term: string): string | null {
   for (const ending of SURFACE_ENDINGS) {
     if (singleToken(tok, term + ending) === term) return quote(term + ending);
   }
