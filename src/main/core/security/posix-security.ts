@@ -60,6 +60,9 @@ export interface FolderAclMemory {
   save(state: string): void;
 }
 
+/** Least time between two writes of the folder ACL memory by one process. */
+const MEMORY_SAVE_INTERVAL_MS = 60_000;
+
 /** Folders remembered at most (the largest trees' folder counts; beyond it, nothing is kept). */
 const MEMORY_LIMIT = 200_000;
 
@@ -84,6 +87,7 @@ export class PosixFileCapture implements FileSecurityCapture {
   /** Folder → [ctimeMs, ACL] confirmed by a getfacl answer newer than that ctime. */
   private known: Map<string, [number, PosixAcl | null]> | null = null;
   private knownChanged = false;
+  private savedAt = -Infinity;
 
   constructor(opts: PosixCaptureOptions = {}) {
     this.ttl = opts.folderTtlMs ?? 2;
@@ -118,6 +122,11 @@ export class PosixFileCapture implements FileSecurityCapture {
   /** Write what this crawl learned about folder ACLs to the memory (called when a crawl ends). */
   settle(): void {
     if (!this.memory || !this.known || !this.knownChanged) return;
+    // Live updates end a partial crawl per batch: a long-running process writes at most once a
+    // minute (what is not written yet is only looked up again by the next process).
+    const now = Date.now();
+    if (now - this.savedAt < MEMORY_SAVE_INTERVAL_MS) return;
+    this.savedAt = now;
     this.knownChanged = false;
     if (this.known.size > MEMORY_LIMIT) this.known.clear();
     const entries = [...this.known].map(([dir, [ctimeMs, acl]]) => [dir, ctimeMs, acl]);
