@@ -73,6 +73,9 @@ export interface OpenTarget {
   target: string;
 }
 
+/** Background index upkeep (frequent-word tops) waits this long after a person's last query. */
+const QUERY_QUIET_MS = 1_500;
+
 /**
  * The engine's API: sources, crawls, search, preview, status. One object per data directory,
  * serving every transport (CLI, web shell, Electron IPC, tests).
@@ -99,6 +102,7 @@ export class TrawlService {
    */
   private readonly writer: IndexWriter;
   private readonly termTops: TermTopsRefresher;
+  private lastQueryAt = 0;
   private closed = false;
   /** Full and incremental crawls wait on this between items (live updates do not). */
   private crawlGate: { wait(): Promise<void> } | null = null;
@@ -118,7 +122,11 @@ export class TrawlService {
     this.self = this.forUser(this.user);
     this.writer = new IndexWriter(deps.db);
     closeInterruptedCrawls(deps.db);
-    this.termTops = new TermTopsRefresher(deps.db, () => this.running.size > 0);
+    // Steps aside while crawls run and for a moment after each search or suggestion.
+    this.termTops = new TermTopsRefresher(
+      deps.db,
+      () => this.running.size > 0 || Date.now() - this.lastQueryAt < QUERY_QUIET_MS,
+    );
     this.termTops.schedule();
   }
 
@@ -417,6 +425,7 @@ export class TrawlService {
     return {
       whoami: () => user,
       search: (req) => {
+        this.lastQueryAt = Date.now();
         this.activity?.();
         // With no write transaction open on this connection, the snapshot sees committed data only.
         const cleanSnapshot = !this.db.inTransaction;
@@ -424,6 +433,7 @@ export class TrawlService {
       },
       preview: (id, query) => snapshot(() => previewDoc(this.db, id, query, this.searchContext(user))),
       suggest: (prefix) => {
+        this.lastQueryAt = Date.now();
         this.activity?.();
         return snapshot(() => suggestTerms(this.db, prefix, this.searchContext(user)));
       },
