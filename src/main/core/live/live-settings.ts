@@ -1,4 +1,5 @@
 import type { Db } from '../index/database.js';
+import { settingsValue, type SettingsValue } from '../index/settings-value.js';
 
 /** Settings of the background runner, persisted in the index database's `settings` table. */
 export interface LiveSettingValues {
@@ -46,12 +47,15 @@ function valid<K extends keyof LiveSettingValues>(key: K, value: unknown): value
 export class LiveSettings {
   constructor(private readonly db: Db) {}
 
+  private value(key: string): SettingsValue {
+    return settingsValue(this.db, PREFIX + key);
+  }
+
   get<K extends keyof LiveSettingValues>(key: K): LiveSettingValues[K] {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as
-      { value: string } | undefined;
-    if (!row) return LIVE_DEFAULTS[key];
+    const raw = this.value(key).load();
+    if (raw === null) return LIVE_DEFAULTS[key];
     try {
-      const v: unknown = JSON.parse(row.value);
+      const v: unknown = JSON.parse(raw);
       return valid(key, v) ? v : LIVE_DEFAULTS[key];
     } catch {
       return LIVE_DEFAULTS[key];
@@ -61,11 +65,7 @@ export class LiveSettings {
   set<K extends keyof LiveSettingValues>(key: K, value: LiveSettingValues[K]): void {
     if (!valid(key, value))
       throw new RangeError(`invalid value for live setting ${key}: ${JSON.stringify(value)}`);
-    this.db
-      .prepare(
-        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      )
-      .run(PREFIX + key, JSON.stringify(value));
+    this.value(key).save(JSON.stringify(value));
   }
 
   /** Every setting, defaults filled in. */
@@ -81,21 +81,16 @@ export class LiveSettings {
 
   /** Raw JSON value of a key outside the typed set (crawl-history bookkeeping). */
   getRaw(key: string): unknown {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(PREFIX + key) as
-      { value: string } | undefined;
-    if (!row) return undefined;
+    const raw = this.value(key).load();
+    if (raw === null) return undefined;
     try {
-      return JSON.parse(row.value);
+      return JSON.parse(raw);
     } catch {
       return undefined;
     }
   }
 
   setRaw(key: string, value: unknown): void {
-    this.db
-      .prepare(
-        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      )
-      .run(PREFIX + key, JSON.stringify(value));
+    this.value(key).save(JSON.stringify(value));
   }
 }
