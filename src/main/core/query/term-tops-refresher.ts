@@ -1,19 +1,17 @@
 import type { Db } from '../index/database.js';
-import { refreshTermTops, type RefreshTermTopsResult } from './term-tops.js';
+import { refreshTermTops, refreshTermTopsInBackground, type RefreshTermTopsResult } from './term-tops.js';
 
 /** Quiet time after the last index change before the stored top results are rebuilt. */
 export const TERM_TOPS_DELAY_MS = 5_000;
 /** Work per slice of a background refresh; queries wait at most about this long behind one. */
 const SLICE_MS = 20;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
 /**
  * Keeps `term_tops` (the stored top results of frequent words, term-tops.ts) current without
- * competing with crawls or searches: a refresh starts a while after the index last changed, runs
- * in short slices in the background, waits while `busy()` (a crawl runs, a person is typing), and
- * never keeps the process alive. Queries are
- * correct at all times (a stale row is never used); the refresh only makes common words fast again.
+ * competing with crawls or searches: a refresh starts a while after the index last changed (a
+ * timer that never keeps the process alive), runs in short slices in the background, and waits
+ * while `busy()` (a crawl runs, a person is typing). Queries are correct at all times (a stale row
+ * is never used); the refresh only makes common words fast again.
  */
 export class TermTopsRefresher {
   private timer: NodeJS.Timeout | null = null;
@@ -37,33 +35,17 @@ export class TermTopsRefresher {
       if (this.busy()) return this.schedule();
       this.abort?.abort();
       const abort = (this.abort = new AbortController());
-      this.running = this.refreshInSlices(abort.signal)
+      this.running = refreshTermTopsInBackground(this.db, {
+        signal: abort.signal,
+        sliceMs: SLICE_MS,
+        hold: this.busy,
+      })
         .catch(() => undefined) // only a speed-up: a failed refresh leaves queries on the full path
         .finally(() => {
           if (this.abort === abort) this.abort = null;
         });
     }, this.delayMs);
     this.timer.unref();
-  }
-
-  /** Slices of work until every frequent word is current, stepping aside while `busy()`. */
-  private async refreshInSlices(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted && !this.closed) {
-      if (this.busy() || this.db.inTransaction) {
-        await sleep(250);
-        continue;
-      }
-      let done: boolean;
-      try {
-        done = refreshTermTops(this.db, { budgetMs: SLICE_MS }).done;
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
-        await sleep(100);
-        continue;
-      }
-      if (done) return;
-      await sleep(0);
-    }
   }
 
   /** A crawl starts: stop a refresh under way (rows built so far stay valid) and wait for it. */

@@ -381,11 +381,14 @@ export interface BackgroundRefreshOptions extends Omit<RefreshTermTopsOptions, '
   sliceMs?: number;
   /** Stops between slices (rows built so far stay valid). */
   signal?: AbortSignal;
+  /** Asked before each slice: while true, the refresh waits (a crawl runs, a person types). */
+  hold?: () => boolean;
 }
 
 /**
  * {@link refreshTermTops} in slices of about `sliceMs`, yielding to the event loop between them so
- * searches and progress events go on meanwhile. A slice that finds the database locked by a writer
+ * searches and progress events go on meanwhile, and waiting while `hold()` says so. A slice that
+ * finds the database locked by a writer
  * (SQLITE_BUSY) or the connection inside a transaction is retried after a short wait. Resolves when
  * every frequent term is current or `signal` aborts (then `done` is false). If the index changes
  * meanwhile, the next slices rebuild against the new state, so the result is always current.
@@ -394,9 +397,13 @@ export async function refreshTermTopsInBackground(
   db: Db,
   opts: BackgroundRefreshOptions = {},
 ): Promise<RefreshTermTopsResult> {
-  const { sliceMs = 50, signal, ...rest } = opts;
+  const { sliceMs = 50, signal, hold, ...rest } = opts;
   const total: RefreshTermTopsResult = { done: false, built: 0, current: 0 };
   while (!signal?.aborted) {
+    if (hold?.()) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
     let r: RefreshTermTopsResult | null = null;
     try {
       if (!db.inTransaction) r = refreshTermTops(db, { ...rest, budgetMs: sliceMs });
