@@ -6,41 +6,19 @@
  * no-change incremental crawl (seconds and processes). `BENCH_SMB_FILES` overrides the file count.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {
-  ensureUnixAccounts,
-  removeSambaDir,
-  sambaAvailability,
-  startSamba,
-} from '../test/smb/samba-server.js';
 import { mountedShareService } from '../test/smb/smb-helpers.js';
 import { mountWithSmbnetfs, smbnetfsAvailability } from '../test/smb/smbnetfs-mount.js';
-
-const WORDS =
-  'quarterly planning budget review minutes agenda roadmap invoice contract summary draft final'.split(' ');
+import { startBenchShare } from './smb-bench-share.js';
 
 /** Build the share, mount it, then measure a full and a no-change incremental crawl. */
 export async function run(): Promise<Record<string, number | string>> {
-  for (const a of [sambaAvailability(), smbnetfsAvailability()]) if (!a.ok) throw new Error(a.reason);
-  const files = Number(process.env.BENCH_SMB_FILES ?? 2000);
-  const perDir = 20;
-  const account = { user: 'trawlcrawl', password: 'Bench-pw-1' };
-  await ensureUnixAccounts([account.user], {});
-  const server = await startSamba({
-    shares: [{ name: 'bench' }],
-    accounts: { [account.user]: account.password },
-    adminUsers: [account.user],
-  });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-bench-mount-'));
+  const fuse = smbnetfsAvailability();
+  if (!fuse.ok) throw new Error(fuse.reason);
+  const share = await startBenchShare('trawl-bench-mount-');
+  const { server, account, files, work } = share;
   let unmount = async (): Promise<void> => {};
   try {
-    for (let i = 0; i < files; i++) {
-      const dir = path.join(server.paths.bench, `folder ${Math.floor(i / perDir)}`);
-      if (i % perDir === 0) fs.mkdirSync(dir);
-      const text = Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + k * 3) % WORDS.length]).join(' ');
-      fs.writeFileSync(path.join(dir, `document ${i}.txt`), `${text}\nitem ${i}\n`);
-    }
     const mount = await mountWithSmbnetfs(server.port, 'bench', account);
     unmount = mount.unmount;
     const log = path.join(work, 'starts.log');
@@ -88,8 +66,6 @@ export async function run(): Promise<Record<string, number | string>> {
     }
   } finally {
     await unmount();
-    await server.stop();
-    removeSambaDir(server);
-    fs.rmSync(work, { recursive: true, force: true });
+    await share.close();
   }
 }

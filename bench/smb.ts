@@ -5,46 +5,19 @@
  * with DACLs (`showacls`), reads (`get`), text extraction and indexing. `BENCH_SMB_FILES` overrides
  * the file count. Targets: listing ≥ 10,000 entries/s, crawl ≥ 500 files/s.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { defaultSettings } from '../src/main/core/index/source-store.js';
 import type { ContentSource } from '../src/main/core/model.js';
 import type { ItemStat } from '../src/main/core/sources/handler.js';
 import { createSmbHandler } from '../src/main/core/sources/smb/smb-handler.js';
-import {
-  ensureUnixAccounts,
-  removeSambaDir,
-  sambaAvailability,
-  startSamba,
-} from '../test/smb/samba-server.js';
 import { smbService } from '../test/smb/smb-helpers.js';
-
-const WORDS =
-  'quarterly planning budget review minutes agenda roadmap invoice contract summary draft final'.split(' ');
+import { startBenchShare } from './smb-bench-share.js';
 
 /** Build the share, then measure listing and a full crawl. */
 export async function run(): Promise<Record<string, number | string>> {
-  const avail = sambaAvailability();
-  if (!avail.ok) throw new Error(avail.reason);
-  const files = Number(process.env.BENCH_SMB_FILES ?? 2000);
-  const perDir = 20;
-  const account = { user: 'trawlcrawl', password: 'Bench-pw-1' };
-  await ensureUnixAccounts([account.user], {});
-  const server = await startSamba({
-    shares: [{ name: 'bench' }],
-    accounts: { [account.user]: account.password },
-    adminUsers: [account.user],
-  });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-bench-smb-'));
+  const share = await startBenchShare('trawl-bench-smb-');
+  const { server, account, files, dirs, work } = share;
   try {
-    for (let i = 0; i < files; i++) {
-      const dir = path.join(server.paths.bench, `folder ${Math.floor(i / perDir)}`);
-      if (i % perDir === 0) fs.mkdirSync(dir);
-      const text = Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + k * 3) % WORDS.length]).join(' ');
-      fs.writeFileSync(path.join(dir, `document ${i}.txt`), `${text}\nitem ${i}\n`);
-    }
-    const dirs = Math.ceil(files / perDir);
     const url = server.url('bench');
 
     // listing: the handler alone, without DACLs, as the crawler drives it (list per folder)
@@ -107,8 +80,6 @@ export async function run(): Promise<Record<string, number | string>> {
       await service.close();
     }
   } finally {
-    await server.stop();
-    removeSambaDir(server);
-    fs.rmSync(work, { recursive: true, force: true });
+    await share.close();
   }
 }
