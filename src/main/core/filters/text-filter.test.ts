@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { expectFilterError, inputOf, seededBytes } from '../../../../test/fixtures/filters/support.js';
@@ -132,6 +133,36 @@ describe('normalizeText', () => {
       'Title\nfirst paragraph\nsecond para\nnext',
     );
     expect(normalizeText('a\u0000b\u0007c')).toBe('a b c');
+  });
+
+  it('agrees with the plain regular-expression definition on any text', () => {
+    // The definition the one-pass implementation must match.
+    const model = (t: string, max: number): string => {
+      const s = (t.length > max * 2 ? t.slice(0, max * 2) : t)
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000e-\u001f\u007f\u200b\ufeff]/g, ' ')
+        // eslint-disable-next-line no-control-regex
+        .replace(/\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g, '\n')
+        .replace(/[^\S\n]*\n\s*/g, '\n')
+        .replace(/[^\S\n]{2,}|[^\S\n ]/g, ' ')
+        .trim();
+      if (s.length <= max) return s;
+      const last = s.charCodeAt(max - 1);
+      return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+    };
+    const special = [
+      ...'\u0000\u0007\t\n\u000b\f\r\u000e\u001f \u007f\u0085\u00a0\u1680\u2000\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff\u0080x.中😀',
+    ];
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...special), fc.string({ maxLength: 3 })), { maxLength: 40 })
+      .map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 60 }), (t, max) => {
+        expect(normalizeText(t, max)).toBe(model(t, max));
+        expect(normalizeText(t)).toBe(model(t, MAX_TEXT_CHARS));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('caps the text without splitting a surrogate pair', () => {

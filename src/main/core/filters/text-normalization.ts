@@ -1,10 +1,25 @@
 /** Extracted text is capped at this many UTF-16 code units. */
 export const MAX_TEXT_CHARS = 4_000_000;
 
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u0008\u000e-\u001f\u007f\u200b\ufeff]/g;
-// eslint-disable-next-line no-control-regex
-const LINE_BREAKS = /\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g;
+/** How {@link normalizeText} sees a UTF-16 code unit. */
+const enum Kind {
+  Other = 0,
+  /** Whitespace that does not break a line, and control characters (they become spaces). */
+  Space = 1,
+  /** A line break: `\n`, `\r`, VT, FF, NEL, U+2028, U+2029. */
+  Break = 2,
+}
+
+function kindOf(c: number): Kind {
+  if (c > 0x20) {
+    if (c < 0x7f) return Kind.Other;
+    if (c === 0x7f || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b)) return Kind.Space;
+    if (c === 0x85 || c === 0x2028 || c === 0x2029) return Kind.Break;
+    if (c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff) return Kind.Space;
+    return Kind.Other;
+  }
+  return c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c ? Kind.Break : Kind.Space;
+}
 
 /**
  * Normalises extracted text: control characters become spaces, every whitespace run becomes one
@@ -14,14 +29,40 @@ const LINE_BREAKS = /\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g;
  */
 export function normalizeText(text: string, maxChars = MAX_TEXT_CHARS): string {
   // Whitespace runs shrink the text, so a slice somewhat over the cap keeps enough to fill it.
-  let s = text.length > maxChars * 2 ? text.slice(0, maxChars * 2) : text;
-  s = s
-    .replace(CONTROL_CHARS, ' ')
-    .replace(LINE_BREAKS, '\n')
-    .replace(/[^\S\n]*\n\s*/g, '\n')
-    .replace(/[^\S\n]{2,}|[^\S\n ]/g, ' ')
-    .trim();
-  return capText(s, maxChars);
+  const s = text.length > maxChars * 2 ? text.slice(0, maxChars * 2) : text;
+  // One pass: text between whitespace runs is copied in slices; a run that is already a single
+  // space between two other characters (most of them) is left inside the slice.
+  const parts: string[] = [];
+  const n = s.length;
+  let i = 0;
+  while (i < n && kindOf(s.charCodeAt(i)) !== Kind.Other) i++;
+  let from = i; // start of the pending slice
+  while (i < n) {
+    const k = kindOf(s.charCodeAt(i));
+    if (k === Kind.Other) {
+      i++;
+      continue;
+    }
+    const runStart = i;
+    let brk = k === Kind.Break;
+    i++;
+    while (i < n) {
+      const k2 = kindOf(s.charCodeAt(i));
+      if (k2 === Kind.Other) break;
+      if (k2 === Kind.Break) brk = true;
+      i++;
+    }
+    if (i === n) {
+      parts.push(s.slice(from, runStart));
+      from = n;
+      break;
+    }
+    if (!brk && i - runStart === 1 && s.charCodeAt(runStart) === 0x20) continue;
+    parts.push(s.slice(from, runStart), brk ? '\n' : ' ');
+    from = i;
+  }
+  if (from < n) parts.push(s.slice(from, n));
+  return capText(parts.length === 1 ? parts[0] : parts.join(''), maxChars);
 }
 
 /** Collapses all whitespace to single spaces (titles, property values). */
