@@ -112,7 +112,7 @@ describe('scheduled crawls through a real service', () => {
     expect((db.prepare('SELECT count(*) AS n FROM fts').get() as { n: number }).n).toBe(docs);
     const withoutText = db
       .prepare(
-        `SELECT count(*) AS n FROM documents d WHERE d.status = 'ok' AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = d.id)`,
+        `SELECT count(*) AS n FROM documents d WHERE d.status = 'ok' AND d.text_at_source = 0 AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = d.id)`,
       )
       .get() as { n: number };
     expect(withoutText.n).toBe(0);

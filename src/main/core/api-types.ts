@@ -67,6 +67,11 @@ export interface DocumentPreview {
   /** Character ranges of hits in `text` for the given query: [start, end) pairs. */
   hits: [number, number][];
   truncated: boolean;
+  /**
+   * Set when the text is not shown because the file changed after it was indexed (its text is
+   * read from the file, and only the indexed bytes are shown); the next crawl indexes the change.
+   */
+  changedSinceIndexed?: true;
 }
 
 export interface SourceStats {

@@ -1,6 +1,7 @@
-import crypto from 'node:crypto';
 import os from 'node:os';
 import { FilterError, type FilterInput, type FilterOutput } from '../filters/filter.js';
+import { canLeaveTextAtSource } from '../filters/text-at-source.js';
+import { contentHash } from '../index/content-hash.js';
 import {
   HandlerError,
   type HandlerContext,
@@ -141,6 +142,7 @@ export async function crawlTree(
       ? `larger than the source's max file size (${source.settings.maxFileSize} bytes): indexed by name only`
       : null;
     let hash: string | null = null;
+    let textAtSource = false;
     try {
       if (!tooLarge && !spec.metadataOnly) {
         const opened = await handler.open(
@@ -149,7 +151,7 @@ export async function crawlTree(
           ctx,
         );
         if (opened.security !== undefined) security = opened.security;
-        hash = crypto.createHash('sha1').update(opened.bytes).digest('hex');
+        hash = contentHash(opened.bytes);
         if (incremental && hist && hist.content_hash === hash) {
           writer.touch(hist.id, {
             mtime: item.mtimeMs,
@@ -167,6 +169,9 @@ export async function crawlTree(
           out = await extractor.run({ bytes: opened.bytes, name: item.name, ext, url: item.url });
           text = out.text;
           status = 'ok';
+          textAtSource =
+            handler.textAtSource?.(item, ctx) === true &&
+            canLeaveTextAtSource(out.filter, opened.bytes.length);
         }
       } else if (security === undefined && handler.describe) {
         security = await handler.describe(item, ctx);
@@ -211,6 +216,7 @@ export async function crawlTree(
         author: out?.author ?? null,
         text,
         bodyZ: out?.bodyZ ?? null,
+        textAtSource,
         contentHash: hash,
         security,
         securityKey: item.securityKey ?? null,

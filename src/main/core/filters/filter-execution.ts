@@ -89,21 +89,40 @@ export function asFilterError(err: unknown, filterId: string): FilterError {
 export async function runFilter(filter: Filter, spec: FilterSpec, input: FilterInput): Promise<FilterOutput> {
   try {
     checkSize(spec, input);
-    const out = await filter.extract(input);
-    const result: FilterOutput = { text: normalizeText(out.text ?? ''), mime: out.mime };
-    const title = normalizeLine(out.title);
-    const author = normalizeLine(out.author);
-    const description = normalizeLine(out.description);
-    const keywords = normalizeLine(out.keywords);
-    if (title) result.title = title;
-    if (author) result.author = author;
-    if (description) result.description = description;
-    if (keywords) result.keywords = keywords;
-    if (out.links) result.links = out.links;
-    if (out.embeds) result.embeds = out.embeds;
-    if (out.encoding) result.encoding = out.encoding;
-    return result;
+    return normalizeOutput(await filter.extract(input), spec.id);
   } catch (err) {
     throw asFilterError(err, spec.id);
   }
+}
+
+/**
+ * {@link runFilter} for a filter with `extractSync`, on the calling thread: the same caps and
+ * normalisation, so it yields exactly the output the crawl indexed. Throws only `FilterError`.
+ */
+export function runFilterSync(filter: Filter, spec: FilterSpec, input: FilterInput): FilterOutput {
+  try {
+    checkSize(spec, input);
+    if (!filter.extractSync)
+      throw new FilterError('unsupported', `the ${spec.id} filter has no synchronous form`);
+    return normalizeOutput(filter.extractSync(input), spec.id);
+  } catch (err) {
+    throw asFilterError(err, spec.id);
+  }
+}
+
+/** A filter's raw output with normalised text and properties, stamped with the filter's id. */
+function normalizeOutput(out: FilterOutput, filterId: string): FilterOutput {
+  const result: FilterOutput = { text: normalizeText(out.text ?? ''), mime: out.mime, filter: filterId };
+  const title = normalizeLine(out.title);
+  const author = normalizeLine(out.author);
+  const description = normalizeLine(out.description);
+  const keywords = normalizeLine(out.keywords);
+  if (title) result.title = title;
+  if (author) result.author = author;
+  if (description) result.description = description;
+  if (keywords) result.keywords = keywords;
+  if (out.links) result.links = out.links;
+  if (out.embeds) result.embeds = out.embeds;
+  if (out.encoding) result.encoding = out.encoding;
+  return result;
 }

@@ -39,12 +39,20 @@ export interface FilterOutput {
    * main thread; the index writer then stores these bytes instead of compressing again.
    */
   bodyZ?: Uint8Array;
+  /** Id of the filter that produced this output (set by the runner). */
+  filter?: string;
 }
 
 /** A filter implementation. `extract` throws `FilterError` on bad input. */
 export interface Filter {
   readonly id: string;
   extract(input: FilterInput): Promise<FilterOutput>;
+  /**
+   * The same extraction, synchronously, for filters cheap enough to run again at query time (the
+   * index keeps no copy of such a local file's text: see `text-at-source.ts`). Must give exactly
+   * what `extract` gives for the same input.
+   */
+  extractSync?(input: FilterInput): FilterOutput;
 }
 
 /** A filter failure: the item is marked failed with `message` as the reason; the crawl goes on. */

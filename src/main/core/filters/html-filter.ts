@@ -49,6 +49,9 @@ interface RawLink {
 export const htmlFilter: Filter = {
   id: 'html',
   async extract(input: FilterInput): Promise<FilterOutput> {
+    return htmlFilter.extractSync!(input);
+  },
+  extractSync(input: FilterInput): FilterOutput {
     const { text: source, encoding } = decodeText(
       input.bytes,
       input.charset ?? sniffMetaCharset(input.bytes),

@@ -24,6 +24,11 @@ export interface DocumentInput {
   text: string;
   /** `text` already compressed with `encodeBody` (by a filter worker); compressed here otherwise. */
   bodyZ?: Uint8Array | null;
+  /**
+   * Keep no copy of `text`: it is extracted again from the local file when shown
+   * (`filters/text-at-source.ts`); `text` is still indexed.
+   */
+  textAtSource?: boolean;
   contentHash?: string | null;
   /** `undefined`/`null`: no descriptor, visible to everyone. */
   security?: SecurityDescriptor | null;
@@ -79,7 +84,7 @@ export class IndexWriter {
     this.batchSize = opts.batchSize ?? 400;
     this.maxBatchMs = opts.maxBatchMs ?? 250;
     const cols = `source_id, url, path, name, title, description, keywords, author, mime, ext, size, mtime, ctime,
-      crawl_time, content_hash, acl_id, security_key, status, error, etag, last_modified, outlinks, hops`;
+      crawl_time, content_hash, acl_id, security_key, status, error, etag, last_modified, outlinks, hops, text_at_source`;
     this.st = {
       insertDoc: db.prepare(
         `INSERT INTO documents (${cols}) VALUES (${cols
@@ -137,6 +142,7 @@ export class IndexWriter {
     this.begin();
     const text = doc.text.length > MAX_BODY_CHARS ? doc.text.slice(0, MAX_BODY_CHARS) : doc.text;
     const aclId = this.aclId(doc.security);
+    const textAtSource = doc.textAtSource === true && text !== '' && text === doc.text;
     const values = [
       doc.sourceId,
       doc.url,
@@ -161,6 +167,7 @@ export class IndexWriter {
       doc.lastModified ?? null,
       doc.outlinks ? JSON.stringify(doc.outlinks) : null,
       doc.hops ?? null,
+      textAtSource ? 1 : 0,
     ];
     let id: number;
     if (existingId != null) {
@@ -170,7 +177,8 @@ export class IndexWriter {
     } else {
       id = Number(this.st.insertDoc.run(...values).lastInsertRowid);
     }
-    if (text) this.st.putBody.run(id, doc.bodyZ && text === doc.text ? doc.bodyZ : encodeBody(text));
+    if (text && !textAtSource)
+      this.st.putBody.run(id, doc.bodyZ && text === doc.text ? doc.bodyZ : encodeBody(text));
     else if (existingId != null) this.st.dropBody.run(id);
     const titleTerms = doc.title || doc.name.replace(/\.[^.]+$/, '');
     this.st.insertFts.run(

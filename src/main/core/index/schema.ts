@@ -150,4 +150,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER documents_delete_epoch AFTER DELETE ON documents
     BEGIN UPDATE index_epochs SET n = n + 1 WHERE name = 'acl'; END;
   `,
+  // 5: a document whose text is left at the source keeps no copy in bodies: snippets and the preview
+  // extract it again from the local file (filters/text-at-source.ts) while its bytes are unchanged.
+  `
+  ALTER TABLE documents ADD COLUMN text_at_source INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -11,6 +11,7 @@ import zlib from 'node:zlib';
 import type Database from 'better-sqlite3';
 import type { Db } from '../index/database.js';
 import { decodeBody, MAX_BODY_CHARS } from '../index/body-codec.js';
+import { readTextAtSource } from '../filters/text-at-source.js';
 import type { DocumentPreview, SearchHit, SearchRequest, SearchResponse } from '../api-types.js';
 import type { FieldWeights } from '../model.js';
 import { DEFAULT_WEIGHTS } from './default-weights.js';
@@ -419,11 +420,14 @@ interface DocRow {
   ext: string;
   size: number;
   mtime: number;
+  content_hash: string | null;
+  text_at_source: number;
   body_z: Buffer | null;
 }
 
-const DOC_SQL =
-  'SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.mime, d.ext, d.size, d.mtime, b.body_z FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?';
+const DOC_COLUMNS =
+  'd.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.mime, d.ext, d.size, d.mtime, d.content_hash, d.text_at_source, b.body_z';
+const DOC_SQL = `SELECT ${DOC_COLUMNS} FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?`;
 
 /**
  * Run a query.
@@ -536,16 +540,21 @@ function decodeHead(blob: Buffer, maxBytes: number): { text: string; complete: b
 
 function snippetFor(d: DocRow, matcher: HitMatcher): string {
   const desc = d.description ?? '';
-  if (d.body_z && d.body_z.length > 0) {
+  let text = '';
+  let hits: Hit[] = [];
+  if (d.text_at_source) {
+    text = readTextAtSource(d) ?? '';
+    hits = matcher.find(text, 64);
+  } else if (d.body_z && d.body_z.length > 0) {
     const head = decodeHead(d.body_z, SNIPPET_HEAD_BYTES);
-    let text = head.text;
-    let hits: Hit[] = matcher.find(text, 64);
+    text = head.text;
+    hits = matcher.find(text, 64);
     if (hits.length === 0 && !head.complete && matcher.size > 0) {
       text = decodeHead(d.body_z, SNIPPET_MAX_BYTES).text;
       hits = matcher.find(text, 64);
     }
-    if (hits.length > 0 || !desc) return makeSnippet(text, hits);
   }
+  if (text && (hits.length > 0 || !desc)) return makeSnippet(text, hits);
   if (desc) return makeSnippet(desc, matcher.find(desc, 64));
   return '';
 }
@@ -569,10 +578,11 @@ export function preview(
   ctx: SearchContext,
 ): DocumentPreview | null {
   const acl = aclCondition(ctx.acl);
-  const sql = `SELECT d.id, d.source_id, d.url, d.path, d.name, d.title, d.description, d.keywords, d.author, d.mime, d.ext, d.size, d.mtime, b.body_z FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
+  const sql = `SELECT ${DOC_COLUMNS}, d.keywords, d.author FROM documents d LEFT JOIN bodies b ON b.id = d.id WHERE d.id = ?${acl ? ` AND ${acl.sql}` : ''}`;
   const row = prepared(db, sql).get(Math.trunc(Number(id)), ...(acl?.params ?? [])) as PreviewRow | undefined;
   if (!row) return null;
-  const text = decodeBody(row.body_z);
+  const atSource = row.text_at_source ? readTextAtSource(row) : undefined;
+  const text = atSource === undefined ? decodeBody(row.body_z) : (atSource ?? '');
   let hits: [number, number][] = [];
   if (query) {
     try {
@@ -596,6 +606,7 @@ export function preview(
     text,
     hits,
     truncated: text.length >= MAX_BODY_CHARS,
+    ...(atSource === null ? { changedSinceIndexed: true } : {}),
   };
 }
 

@@ -72,6 +72,12 @@ export interface HierarchicalHandler {
    * types). Handlers that capture descriptors in `open` should implement it.
    */
   describe?(item: ItemStat, ctx: HandlerContext): Promise<SecurityDescriptor | null | undefined>;
+  /**
+   * Optional: whether the index may keep no copy of the item's text, because its bytes can be
+   * read again cheaply, synchronously, from its `file:` URL on this machine at query time (local
+   * disks; not network file systems or mounted shares). Absent means no.
+   */
+  textAtSource?(item: ItemStat, ctx: HandlerContext): boolean;
   /** Optional: called once when a crawl starts (drop per-crawl caches). */
   begin?(ctx: HandlerContext): Promise<void> | void;
   /** Optional: release long-lived resources (sessions, child processes) at the end of a crawl. */

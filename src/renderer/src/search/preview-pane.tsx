@@ -201,6 +201,7 @@ export const PreviewPane = forwardRef<PreviewHandle, PreviewPaneProps>(function 
           </pre>
         )}
         {preview?.truncated ? <p className="preview__note">{t('preview.truncated')}</p> : null}
+        {preview?.changedSinceIndexed ? <p className="preview__note">{t('preview.changed')}</p> : null}
       </div>
     </aside>
   );

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { networkFsReason, readMounts } from '../../live/watch-feasibility.js';
 import type { SecurityDescriptor } from '../../model.js';
 import {
   HandlerError,
@@ -78,9 +79,27 @@ export interface FileHandlerOptions {
  */
 export function createFileHandler(opts: FileHandlerOptions = {}): HierarchicalHandler {
   const sec = opts.security;
+  // Per crawl: whether every start address is on a local file system (text may stay at the source).
+  const localDisk = new WeakMap<HandlerContext, boolean>();
   return {
     kind: 'hierarchical',
     schemes: ['file'],
+
+    textAtSource(_item: ItemStat, ctx: HandlerContext): boolean {
+      let local = localDisk.get(ctx);
+      if (local === undefined) {
+        const mounts = readMounts();
+        local = ctx.source.startAddresses.every((a) => {
+          try {
+            return networkFsReason(fileURLToPath(a), mounts) === null;
+          } catch {
+            return false;
+          }
+        });
+        localDisk.set(ctx, local);
+      }
+      return local;
+    },
 
     async stat(url: string): Promise<ItemStat> {
       const p = fileURLToPath(url);

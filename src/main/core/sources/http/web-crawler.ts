@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import os from 'node:os';
 import type { CrawlSession, LogLine } from '../../crawl/crawl-session.js';
 import type { ContentExtractor } from '../../crawl/tree-crawler.js';
 import type { FilterOutput } from '../../filters/filter.js';
+import { contentHash } from '../../index/content-hash.js';
 import type { CrawlRule, SecurityDescriptor } from '../../model.js';
 import type { HandlerContext } from '../handler.js';
 import { type Candidate, HostQueue, politenessDelay } from './host-queue.js';
@@ -693,7 +693,7 @@ class WebCrawl {
   ): Promise<void> {
     const { session, extractor } = this;
     const base = { status: res.status, size: res.wireBytes, durationMs: res.durationMs };
-    const digest = crypto.createHash('sha1').update(res.body).digest('hex');
+    const digest = contentHash(res.body);
     const incremental = session.mode === 'incremental';
     if (incremental && hist && !res.truncated && !res.decodeError && hist.content_hash === digest) {
       this.reached.add(c.key);

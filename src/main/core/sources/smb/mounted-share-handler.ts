@@ -136,6 +136,11 @@ export function withMountedShares(
       return crawlOf(ctx) ? mount.begin?.(ctx) : files.begin?.(ctx);
     },
 
+    // A share's files are read through the mount: their text is kept in the index.
+    textAtSource(item: ItemStat, ctx: HandlerContext): boolean {
+      return crawlOf(ctx) === null && (files.textAtSource?.(item, ctx) ?? false);
+    },
+
     async stat(url: string, ctx: HandlerContext): Promise<ItemStat> {
       const c = crawlOf(ctx);
       if (!c) return files.stat(url, ctx);
