@@ -166,12 +166,17 @@ export async function crawlTree(
         if (opened.truncated || opened.bytes.length > spec.maxBytes) {
           error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by name only`;
         } else {
-          out = await extractor.run({ bytes: opened.bytes, name: item.name, ext, url: item.url });
+          const atSource = handler.textAtSource?.(item, ctx) === true;
+          out = await extractor.run({
+            bytes: opened.bytes,
+            name: item.name,
+            ext,
+            url: item.url,
+            textAtSource: atSource,
+          });
           text = out.text;
           status = 'ok';
-          textAtSource =
-            handler.textAtSource?.(item, ctx) === true &&
-            canLeaveTextAtSource(out.filter, opened.bytes.length);
+          textAtSource = atSource && canLeaveTextAtSource(out.filter, opened.bytes.length);
         }
       } else if (security === undefined && handler.describe) {
         security = await handler.describe(item, ctx);

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { BUILTIN_FILTERS } from './builtin-filters.js';
 import { encodeBody, MAX_BODY_CHARS } from '../index/body-codec.js';
 import { asFilterError, FilterLibrary, runFilter } from './filter-execution.js';
+import { canLeaveTextAtSource } from './text-at-source.js';
 import type { FilterJobMessage, FilterWorkerData, FilterWorkerMessage } from './filter-worker-protocol.js';
 
 /**
@@ -25,7 +26,9 @@ export function start(): void {
     try {
       const filter = await library.load(job.spec.id);
       const output = await runFilter(filter, job.spec, job.input);
-      if (output.text && output.text.length <= MAX_BODY_CHARS) {
+      const leftAtSource =
+        job.input.textAtSource === true && canLeaveTextAtSource(output.filter, job.input.bytes.length);
+      if (output.text && output.text.length <= MAX_BODY_CHARS && !leftAtSource) {
         // Compress here, not on the main thread (which also writes the index); own buffer, transferred.
         output.bodyZ = new Uint8Array(encodeBody(output.text));
         transfer.push(output.bodyZ.buffer as ArrayBuffer);

@@ -16,6 +16,11 @@ export interface FilterInput {
   charset?: string;
   /** The item's URL; base for resolving relative links. */
   url: string;
+  /**
+   * The caller keeps no copy of the text where `canLeaveTextAtSource` allows it
+   * (`text-at-source.ts`): a filter worker then does not compress it for storage.
+   */
+  textAtSource?: boolean;
 }
 
 /** What a filter produces. */
