@@ -117,6 +117,21 @@ describe('snippets and preview are inert text', () => {
     expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
   });
 
+  it('says why a preview has no text when the file changed after it was indexed', async () => {
+    const changed: FakeDoc = {
+      id: 12,
+      title: 'Changed notes',
+      path: '/docs/changed.txt',
+      text: 'search words that were indexed',
+      changedSinceIndexed: true,
+    };
+    renderApp({ docs: [changed] });
+    fireEvent.change(searchBox(), { target: { value: 'search' } });
+    const preview = await screen.findByTestId('preview');
+    await waitFor(() => expect(within(preview).getByText(/changed after it was indexed/)).toBeTruthy());
+    expect(within(preview).getByTestId('preview-text').textContent).not.toContain('words that were indexed');
+  });
+
   it('marks preview hits and walks them with next/previous', async () => {
     renderApp();
     fireEvent.change(searchBox(), { target: { value: 'search' } });

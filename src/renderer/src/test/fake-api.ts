@@ -26,6 +26,8 @@ export interface FakeDoc {
   size?: number;
   /** Snippet override (escaped HTML with <mark>), else built from `text`. */
   snippet?: string;
+  /** The file changed after it was indexed: the preview has no text (text left at the source). */
+  changedSinceIndexed?: true;
 }
 
 export interface FakeOptions {
@@ -221,9 +223,10 @@ export function createFakeApi(opts: FakeOptions = {}): FakeApi {
         type: 'text/plain',
         size: d.text.length,
         mtime: d.mtime ?? 0,
-        text: d.text,
-        hits: hitRanges(d.text, termsOf(query ?? '')),
+        text: d.changedSinceIndexed ? '' : d.text,
+        hits: d.changedSinceIndexed ? [] : hitRanges(d.text, termsOf(query ?? '')),
         truncated: false,
+        ...(d.changedSinceIndexed ? { changedSinceIndexed: true as const } : {}),
       };
       return preview;
     },
