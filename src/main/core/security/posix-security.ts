@@ -38,9 +38,10 @@ interface FolderState {
 /** Options for {@link PosixFileCapture}. */
 export interface PosixCaptureOptions {
   /**
-   * How long a folder's cached stat may be reused before it is taken again (default 2 ms). Keys are
-   * computed for a whole listing within that time, so folder stats cost one per listing, not one
-   * per file; a folder permission change is seen by every key computed after this delay.
+   * How long a folder's cached stat may be reused before it is taken again (default 2 ms). The
+   * keys of one listing (`keysIn`) share one look at the folders, so folder stats cost one per
+   * listing, not one per file; a folder permission change is seen by every key computed after
+   * this delay (by a listing's keys when the listing's first key is).
    */
   folderTtlMs?: number;
   /** Passed to the ACL store; `acl: false` ignores ACLs (mode bits only). */
@@ -65,6 +66,11 @@ const MEMORY_SAVE_INTERVAL_MS = 60_000;
 
 /** Folders remembered at most (the largest trees' folder counts; beyond it, nothing is kept). */
 const MEMORY_LIMIT = 200_000;
+
+/** A file's key: its own mode, owner, group and ctime, then the fingerprint of its folders. */
+function fileKey(st: fs.Stats, folderFp: string): string {
+  return `${(st.mode & 0o7777).toString(8)}.${st.uid}.${st.gid}.${st.ctimeMs}.${folderFp}`;
+}
 
 /**
  * The POSIX `FileSecurityCapture`.
@@ -97,7 +103,12 @@ export class PosixFileCapture implements FileSecurityCapture {
 
   key(filePath: string, st: fs.Stats): string {
     const dir = path.dirname(filePath);
-    return `${(st.mode & 0o7777).toString(8)}.${st.uid}.${st.gid}.${st.ctimeMs}.${this.folder(dir, dir).fp}`;
+    return fileKey(st, this.folder(dir, dir).fp);
+  }
+
+  keysIn(dir: string): (filePath: string, st: fs.Stats) => string {
+    let fp: string | undefined;
+    return (_filePath, st) => fileKey(st, (fp ??= this.folder(dir, dir).fp));
   }
 
   async capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null> {

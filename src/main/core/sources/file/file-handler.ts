@@ -18,6 +18,12 @@ import {
 export interface FileSecurityCapture {
   /** A cheap fingerprint from the stat (mode, owner, ctime…); a change triggers `capture`. */
   key(filePath: string, st: fs.Stats): string;
+  /**
+   * `key` for the files of one folder: the returned function gives the same keys for files
+   * directly in `dir`, with what they share (the folders above) looked at once, on its first call.
+   * Optional; a listing asks for it once instead of calling `key` per file.
+   */
+  keysIn?(dir: string): (filePath: string, st: fs.Stats) => string;
   /** The item's read-access descriptor, or null for "visible to everyone". */
   capture(filePath: string, st: fs.Stats): Promise<SecurityDescriptor | null>;
   /** Forget cached folder state (called when a crawl starts). */
@@ -31,24 +37,39 @@ export interface FileSecurityCapture {
  * would encode) map to `file://` + path: skip pathToFileURL's work for them.
  */
 const PLAIN_POSIX_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._-]+)+$/;
+/** A listed entry name (never `.` or `..`) that keeps a plain path plain. */
+const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
 
 function fileUrl(p: string): string {
   return process.platform !== 'win32' && PLAIN_POSIX_PATH.test(p) ? `file://${p}` : pathToFileURL(p).href;
 }
 
+type KeyOf = (filePath: string, st: fs.Stats) => string;
+
 function toStat(p: string, st: fs.Stats, viaSymlink: boolean, sec?: FileSecurityCapture): ItemStat {
+  return statItem(p, path.basename(p) || p, fileUrl(p), st, viaSymlink, sec && ((f, s) => sec.key(f, s)));
+}
+
+function statItem(
+  p: string,
+  name: string,
+  url: string,
+  st: fs.Stats,
+  viaSymlink: boolean,
+  keyOf?: KeyOf,
+): ItemStat {
   const isContainer = st.isDirectory();
   return {
-    url: fileUrl(p),
+    url,
     displayPath: p,
-    name: path.basename(p) || p,
+    name,
     isContainer,
     size: isContainer ? 0 : st.size,
     mtimeMs: Math.trunc(st.mtimeMs),
     ctimeMs: Math.trunc(st.ctimeMs),
     identity: isContainer ? `${st.dev}:${st.ino}` : undefined,
     viaSymlink,
-    securityKey: sec && !isContainer ? sec.key(p, st) : undefined,
+    securityKey: keyOf && !isContainer ? keyOf(p, st) : undefined,
   };
 }
 
@@ -122,24 +143,31 @@ export function createFileHandler(opts: FileHandlerOptions = {}): HierarchicalHa
         throw mapFsError(e as NodeJS.ErrnoException, dir);
       }
       const follow = ctx.source.settings.followSymlinks;
+      // What the entries share is worked out once: an entry name is one plain segment, so
+      // path.join(dir, name) is `prefix + name`, and its URL is `file://` + that when both are plain.
+      const prefix = path.join(dir, '_').slice(0, -1);
+      const plainPrefix = process.platform !== 'win32' && PLAIN_POSIX_PATH.test(`${prefix}_`);
+      const keyOf: KeyOf | undefined = sec?.keysIn
+        ? sec.keysIn(path.dirname(`${prefix}_`))
+        : sec && ((f, s) => sec.key(f, s));
       const out: ItemStat[] = [];
       for (const ent of entries) {
-        const p = path.join(dir, ent.name);
-        if (ent.isSymbolicLink()) {
+        const link = ent.isSymbolicLink();
+        if (!link && !ent.isFile() && !ent.isDirectory()) continue;
+        const name = ent.name;
+        const p = prefix + name;
+        const url = plainPrefix && PLAIN_NAME.test(name) ? `file://${p}` : pathToFileURL(p).href;
+        if (link) {
           const st = follow
             ? fs.statSync(p, { throwIfNoEntry: false })
             : fs.lstatSync(p, { throwIfNoEntry: false });
           if (!st) continue; // dangling link
-          out.push(
-            follow
-              ? toStat(p, st, true, sec)
-              : { ...toStat(p, st, true, sec), isContainer: false, viaSymlink: true },
-          );
+          const item = statItem(p, name, url, st, true, keyOf);
+          out.push(follow ? item : { ...item, isContainer: false, viaSymlink: true });
           continue;
         }
-        if (!ent.isFile() && !ent.isDirectory()) continue;
         const st = fs.lstatSync(p, { throwIfNoEntry: false });
-        if (st) out.push(toStat(p, st, false, sec)); // else: vanished since readdir
+        if (st) out.push(statItem(p, name, url, st, false, keyOf)); // else: vanished since readdir
       }
       out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return out;
