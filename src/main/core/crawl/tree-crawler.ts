@@ -109,17 +109,14 @@ export async function crawlTree(
   const scopes = opts.paths?.map((p) => p.replace(/\/+$/, ''));
 
   /** Incremental crawls leave an item alone when its timestamps, size and security are as recorded. */
-  const unchanged = (item: ItemStat): boolean => {
-    if (!incremental) return false;
-    const hist = history.get(item.url);
-    return (
-      hist !== undefined &&
-      hist.mtime === item.mtimeMs &&
-      hist.size === item.size &&
-      hist.ctime === item.ctimeMs &&
-      (item.securityKey === undefined || item.securityKey === hist.security_key)
-    );
-  };
+  const unchangedSince = (hist: HistoryRow | undefined, item: ItemStat): boolean =>
+    incremental &&
+    hist !== undefined &&
+    hist.mtime === item.mtimeMs &&
+    hist.size === item.size &&
+    hist.ctime === item.ctimeMs &&
+    (item.securityKey === undefined || item.securityKey === hist.security_key);
+  const unchanged = (item: ItemStat): boolean => unchangedSince(history.get(item.url), item);
 
   const processItem = async (item: ItemStat): Promise<void> => {
     if (fatal) return;
@@ -289,8 +286,9 @@ export async function crawlTree(
         void lists.run(() => visit(child, root));
       } else {
         counts.discovered++;
-        markSeen(child.url);
-        if (unchanged(child)) counts.notModified++;
+        const hist = history.get(child.url);
+        if (hist) hist.seen = true;
+        if (unchangedSince(hist, child)) counts.notModified++;
         else await items.run(() => processItem(child));
       }
     }
