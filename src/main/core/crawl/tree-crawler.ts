@@ -37,10 +37,9 @@ export interface TreeCrawlOptions {
   gate?: { wait(): Promise<void> };
 }
 
-/** What the history says about an item from earlier crawls. */
+/** What the history says about an item from earlier crawls (keyed by its URL). */
 interface HistoryRow {
   id: number;
-  url: string;
   mtime: number;
   ctime: number;
   size: number;
@@ -78,15 +77,18 @@ export async function crawlTree(
   const db = session.opts.db;
   const incremental = session.mode === 'incremental';
   const history = new Map<string, HistoryRow>();
-  // Rows as arrays, not objects: this loads every item of the source on each crawl.
+  // Every item of the source, on each crawl: rows as arrays, one at a time (each is garbage once
+  // copied, and dies young), so only the map and its rows outlive the load.
   const rows = db
     .prepare(
       'SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?',
     )
     .raw()
-    .all(source.id) as [number, string, number, number, number, string | null, string | null][];
+    .iterate(source.id) as IterableIterator<
+    [number, string, number, number, number, string | null, string | null]
+  >;
   for (const [id, url, mtime, ctime, size, security_key, content_hash] of rows) {
-    history.set(url, { id, url, mtime, ctime, size, security_key, content_hash, seen: false });
+    history.set(url, { id, mtime, ctime, size, security_key, content_hash, seen: false });
   }
   const markSeen = (url: string): void => {
     const hist = history.get(url);
