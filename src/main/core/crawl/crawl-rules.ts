@@ -90,6 +90,13 @@ export interface RuleDecision {
   reason: string;
 }
 
+/** The decision for most items: one shared (frozen) object, not one per item. */
+const NO_RULE_MATCHED: RuleDecision = Object.freeze({
+  included: true,
+  rule: null,
+  reason: 'no rule matched',
+});
+
 interface CompiledRule {
   rule: CrawlRule;
   index: number;
@@ -166,17 +173,18 @@ export class RuleMatcher {
       const decided = this.byRules(target, root, base, isContainer);
       if (decided) return decided;
     }
-    if (this.defaults && defaultExcluded(target.replace(/\/+$/, ''), isContainer)) {
+    const trimmed = target.endsWith('/') ? target.replace(/\/+$/, '') : target;
+    if (this.defaults && defaultExcluded(trimmed, isContainer)) {
       return { included: false, rule: null, reason: 'default exclude' };
     }
     if (this.source.kind !== 'http') {
       if (!this.source.settings.includeHidden && base.startsWith('.') && target !== root) {
         return { included: false, rule: null, reason: isContainer ? 'hidden folder' : 'hidden file' };
       }
-      if (!isContainer) {
+      const { allowTypes, denyTypes } = this.source.settings;
+      if (!isContainer && (denyTypes.length > 0 || allowTypes.length > 0)) {
         const dot = base.lastIndexOf('.');
         const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
-        const { allowTypes, denyTypes } = this.source.settings;
         if (denyTypes.includes(ext)) return { included: false, rule: null, reason: `type .${ext} denied` };
         if (allowTypes.length && !allowTypes.includes(ext))
           return { included: false, rule: null, reason: `type .${ext || '(none)'} not allowed` };
@@ -185,7 +193,7 @@ export class RuleMatcher {
     if (!isContainer && this.hasIncludes) {
       return { included: false, rule: null, reason: 'matched by no include rule' };
     }
-    return { included: true, rule: null, reason: 'no rule matched' };
+    return NO_RULE_MATCHED;
   }
 
   /** The first rule matching the item, as a decision; null when none does. */

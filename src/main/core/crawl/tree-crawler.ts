@@ -371,7 +371,10 @@ function ancestorsIncluded(rules: RuleMatcher, item: ItemStat, root: ItemStat): 
 
 /** Rules see file items as POSIX-style absolute paths, SMB items as decoded URLs. */
 export function toRuleTarget(item: Pick<ItemStat, 'url' | 'displayPath'>): string {
-  if (item.url.startsWith('file:')) return item.displayPath.replace(/\\/g, '/');
+  if (item.url.startsWith('file:')) {
+    const p = item.displayPath;
+    return p.includes('\\') ? p.replace(/\\/g, '/') : p;
+  }
   if (item.url.startsWith('smb:')) return smbRuleTarget(item.url);
   return decodeURI(item.url);
 }
