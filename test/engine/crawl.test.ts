@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import iconv from 'iconv-lite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkIntegrity } from '../../src/main/core/index/database.js';
@@ -132,6 +133,24 @@ describe('full and incremental crawls of a folder source', () => {
     const [rec] = await env.service.crawl({});
     expect(rec.counts).toMatchObject({ updated: 0, notModified: 10 });
     expect(env.filtered).toEqual([]);
+  });
+
+  it('a partial crawl compares changed files with the hashes recorded before it, even when named twice', async () => {
+    const src = env.service.addSource({ startAddresses: [env.root] });
+    await env.service.crawl({});
+    env.filtered.length = 0;
+    bump('notes/alpha.txt');
+    bump('notes/gamma.txt', 'Gardening notes, now about peppers.');
+    const url = (p: string) => pathToFileURL(path.join(env.root, p)).href;
+    const rec = await env.service.updatePaths(src.id, [
+      url('notes'),
+      url('notes/alpha.txt'),
+      url('notes/gamma.txt'),
+    ]);
+    // alpha: touched only (same bytes), twice; gamma: re-indexed, twice; beta: not modified
+    expect(rec.counts).toMatchObject({ added: 0, updated: 2, deleted: 0, failed: 0, notModified: 3 });
+    expect(env.filtered.map((u) => path.basename(fileURLToPath(u)))).toEqual(['gamma.txt', 'gamma.txt']);
+    expect(paths('peppers')).toEqual(['notes/gamma.txt']);
   });
 
   it('deleted and renamed files leave the index; renamed ones come back under the new name', async () => {

@@ -44,7 +44,8 @@ interface HistoryRow {
   ctime: number;
   size: number;
   security_key: string | null;
-  content_hash: string | null;
+  /** `undefined` until read: only items that are processed need it (see `startItem`). */
+  content_hash?: string | null;
   /** Reached by this crawl (items not reached leave the index at the end). */
   seen: boolean;
 }
@@ -80,16 +81,13 @@ export async function crawlTree(
   // Every item of the source, on each crawl: rows as arrays, one at a time (each is garbage once
   // copied, and dies young), so only the map and its rows outlive the load.
   const rows = db
-    .prepare(
-      'SELECT id, url, mtime, ctime, size, security_key, content_hash FROM documents WHERE source_id = ?',
-    )
+    .prepare('SELECT id, url, mtime, ctime, size, security_key FROM documents WHERE source_id = ?')
     .raw()
-    .iterate(source.id) as IterableIterator<
-    [number, string, number, number, number, string | null, string | null]
-  >;
-  for (const [id, url, mtime, ctime, size, security_key, content_hash] of rows) {
-    history.set(url, { id, mtime, ctime, size, security_key, content_hash, seen: false });
+    .iterate(source.id) as IterableIterator<[number, string, number, number, number, string | null]>;
+  for (const [id, url, mtime, ctime, size, security_key] of rows) {
+    history.set(url, { id, mtime, ctime, size, security_key, seen: false });
   }
+  const readHash = db.prepare('SELECT content_hash FROM documents WHERE id = ?').pluck();
   const markSeen = (url: string): void => {
     const hist = history.get(url);
     if (hist) hist.seen = true;
@@ -119,6 +117,17 @@ export async function crawlTree(
     hist.ctime === item.ctimeMs &&
     (item.securityKey === undefined || item.securityKey === hist.security_key);
   const unchanged = (item: ItemStat): boolean => unchangedSince(history.get(item.url), item);
+
+  /**
+   * Process an item (when the pool has room). An incremental crawl first reads the item's recorded
+   * content hash, once: before anything processed writes to its row.
+   */
+  const startItem = (item: ItemStat, hist = history.get(item.url)): Promise<void> => {
+    if (incremental && hist && hist.content_hash === undefined) {
+      hist.content_hash = (readHash.get(hist.id) as string | null | undefined) ?? null;
+    }
+    return items.run(() => processItem(item));
+  };
 
   const processItem = async (item: ItemStat): Promise<void> => {
     if (fatal) return;
@@ -291,7 +300,7 @@ export async function crawlTree(
         const hist = history.get(child.url);
         if (hist) hist.seen = true;
         if (unchangedSince(hist, child)) counts.notModified++;
-        else await items.run(() => processItem(child));
+        else await startItem(child, hist);
       }
     }
     session.tick();
@@ -318,7 +327,7 @@ export async function crawlTree(
       } else {
         counts.discovered++;
         markSeen(item.url);
-        await items.run(() => processItem(item));
+        await startItem(item);
       }
     }
   } else {
@@ -329,7 +338,7 @@ export async function crawlTree(
       } else {
         counts.discovered++;
         markSeen(root.url);
-        await items.run(() => processItem(root));
+        await startItem(root);
       }
     }
   }
