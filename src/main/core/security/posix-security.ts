@@ -87,6 +87,8 @@ function fileKey(st: fs.Stats, folderFp: string): string {
  */
 export class PosixFileCapture implements FileSecurityCapture {
   private readonly folders = new Map<string, FolderState>();
+  /** Fingerprints by folder state (`own`): sibling folders alike share one, hashed once. */
+  private readonly fps = new Map<string, string>();
   private readonly ttl: number;
   readonly acls: AclStore | null;
   private readonly memory: FolderAclMemory | null;
@@ -127,6 +129,7 @@ export class PosixFileCapture implements FileSecurityCapture {
   /** Drop cached folder states and ACLs: the next keys and captures stat everything afresh. */
   invalidate(): void {
     this.folders.clear();
+    this.fps.clear();
     this.acls?.clear();
   }
 
@@ -211,7 +214,12 @@ export class PosixFileCapture implements FileSecurityCapture {
       return hit;
     }
     if (this.folders.size > 100_000) this.folders.clear();
-    const fp = crypto.createHash('sha1').update(own).digest('base64url').slice(0, 16);
+    let fp = this.fps.get(own);
+    if (fp === undefined) {
+      if (this.fps.size > 100_000) this.fps.clear();
+      fp = crypto.createHash('sha1').update(own).digest('base64url').slice(0, 16);
+      this.fps.set(own, fp);
+    }
     const state: FolderState = { path: dir, mode, uid, gid, ctimeMs, realPath, acl, own, fp, checkedAt: now };
     this.folders.set(dir, state);
     return state;
