@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
@@ -100,6 +101,12 @@ describe('text left at the source', () => {
 
     fs.rmSync(path.join(env.root, 'web/page.html'));
     expect(env.service.search({ query: 'vacation', limit: 9 }).hits[0].snippet).toBe('');
+    // A FIFO in the file's place must neither hang the query nor be read.
+    if (process.platform !== 'win32') {
+      expect(spawnSync('mkfifo', [path.join(env.root, 'web/page.html')]).status).toBe(0);
+      expect(env.service.search({ query: 'vacation', limit: 8 }).hits[0].snippet).toBe('');
+      fs.rmSync(path.join(env.root, 'web/page.html'));
+    }
 
     const t = new Date(Date.now() + 5_000);
     fs.utimesSync(file, t, t);

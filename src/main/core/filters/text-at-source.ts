@@ -57,12 +57,18 @@ export function readTextAtSource(row: TextAtSourceRow): string | null {
   }
 }
 
+/** Non-blocking open: a FIFO put in a file's place must not hang the query (POSIX only). */
+const OPEN_FLAGS =
+  process.platform === 'win32' ? 'r' : fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/** A regular file's bytes, or null (gone, not a regular file, over the limit, unreadable). */
 function readSmallFile(p: string): Buffer | null {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(p, 'r');
-    const size = fs.fstatSync(fd).size;
-    if (size > TEXT_AT_SOURCE_MAX_BYTES) return null;
+    fd = fs.openSync(p, OPEN_FLAGS);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > TEXT_AT_SOURCE_MAX_BYTES) return null;
+    const size = st.size;
     const buf = Buffer.allocUnsafe(size);
     let off = 0;
     while (off < size) {
