@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkIntegrity, openDatabase } from '../../src/main/core/index/database.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
@@ -32,13 +33,23 @@ describe('crash safety', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
-    // Kill it once it has committed a few hundred documents but is far from done.
+    // Kill it once it has committed a few hundred documents but is far from done (progress counts
+    // documents written, not committed: the committed count is read from the index itself).
+    let reader: Database.Database | null = null;
+    const committed = (): number => {
+      try {
+        reader ??= new Database(path.join(dataDir, 'index.sqlite'), { readonly: true });
+        return (reader.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+      } catch {
+        return 0; // not created yet
+      }
+    };
     await new Promise<void>((resolve, reject) => {
       let buf = '';
       child.stdout.on('data', (d: Buffer) => {
         buf += d.toString();
         const m = [...buf.matchAll(/progress (\d+)/g)].pop();
-        if (m && Number(m[1]) >= 300) {
+        if (m && Number(m[1]) >= 300 && committed() >= 300) {
           child.kill('SIGKILL');
           resolve();
         }
@@ -46,6 +57,7 @@ describe('crash safety', () => {
       });
       child.on('exit', () => resolve());
     });
+    (reader as Database.Database | null)?.close();
     await new Promise((r) => child.once('exit', r));
     expect(child.signalCode).toBe('SIGKILL');
 
