@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEXT_AT_SOURCE_MAX_BYTES } from '../../src/main/core/filters/text-at-source.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
 
@@ -114,6 +114,30 @@ describe('text left at the source', () => {
     expect(rec.counts).toMatchObject({ updated: 1, deleted: 1 });
     expect(hit('salary').snippet).toContain('<mark>salary</mark>');
     expect(env.service.preview(id)!.text).toContain('secret salary figure');
+  });
+
+  it('opens an unchanged file once for repeated snippets, and again after any change to it', async () => {
+    env.service.addSource({ startAddresses: [env.root] });
+    await env.service.crawl({ mode: 'full' });
+    const file = path.join(env.root, 'notes/alpha.txt');
+    const opens = vi.spyOn(fs, 'openSync');
+    const opened = () => opens.mock.calls.filter(([p]) => p === file).length;
+    try {
+      for (let limit = 10; limit > 5; limit--) {
+        const hits = env.service.search({ query: 'zebrafish', limit }).hits;
+        expect(hits[0].snippet).toContain('<mark>zebrafish</mark>');
+      }
+      expect(opened()).toBe(1);
+      // Same size, mtime set back: the change still moves ctime, so the file is read (and hashed) again.
+      const before = fs.statSync(file);
+      const text = fs.readFileSync(file, 'utf8');
+      fs.writeFileSync(file, text.replace('zebrafish', 'starfishes'));
+      fs.utimesSync(file, before.atime, before.mtime);
+      expect(env.service.search({ query: 'zebrafish', limit: 4 }).hits[0].snippet).toBe('');
+      expect(opened()).toBe(2);
+    } finally {
+      opens.mockRestore();
+    }
   });
 
   it('keeps a copy when a file grows past the limit, and drops it when it shrinks again', async () => {

@@ -37,6 +37,27 @@ export interface TextAtSourceRow {
   content_hash: string | null;
 }
 
+/** A file's identity and state when its text was last extracted again. */
+interface Extracted {
+  text: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/**
+ * Texts extracted again lately, by URL and content hash (search-as-you-type shows the same top
+ * documents on every keystroke). An entry is used only while a stat of the file still gives the
+ * state it was read in: any write or metadata change moves ctime and sends the read to the file
+ * (and its hash check) again.
+ */
+const recent = new Map<string, Extracted>();
+const RECENT_MAX_ENTRIES = 512;
+const RECENT_MAX_CHARS = 2_000_000;
+let recentChars = 0;
+
 /**
  * The indexed text of a local file whose text was left at the source: the file is read again
  * (synchronously, at most {@link TEXT_AT_SOURCE_MAX_BYTES}) and run through the filter the crawl
@@ -45,15 +66,52 @@ export interface TextAtSourceRow {
  */
 export function readTextAtSource(row: TextAtSourceRow): string | null {
   if (!row.content_hash || !row.url.startsWith('file:')) return null;
-  const bytes = readSmallFile(fileURLToPath(row.url));
-  if (!bytes || contentHash(bytes) !== row.content_hash) return null;
+  const file = fileURLToPath(row.url);
+  const key = `${row.content_hash}\u0000${row.url}`;
+  const seen = recent.get(key);
+  if (seen) {
+    recent.delete(key);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st && sameState(seen, st)) {
+      recent.set(key, seen);
+      return seen.text;
+    }
+    recentChars -= seen.text.length;
+  }
+  const read = readSmallFile(file);
+  if (!read || contentHash(read.bytes) !== row.content_hash) return null;
+  const { bytes, st } = read;
   const spec = pickFilter(row.ext, undefined, bytes.subarray(0, SNIFF_BYTES));
   const filter = AGAIN.get(spec.id);
   if (!filter) return null;
+  let text: string;
   try {
-    return runFilterSync(filter, spec, { bytes, name: row.name, ext: row.ext, url: row.url }).text;
+    text = runFilterSync(filter, spec, { bytes, name: row.name, ext: row.ext, url: row.url }).text;
   } catch {
     return null;
+  }
+  remember(key, { text, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+  return text;
+}
+
+function sameState(e: Extracted, st: fs.Stats): boolean {
+  return (
+    st.isFile() &&
+    st.dev === e.dev &&
+    st.ino === e.ino &&
+    st.size === e.size &&
+    st.mtimeMs === e.mtimeMs &&
+    st.ctimeMs === e.ctimeMs
+  );
+}
+
+function remember(key: string, e: Extracted): void {
+  recent.set(key, e);
+  recentChars += e.text.length;
+  while (recent.size > RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {
+    const [oldest, old] = recent.entries().next().value as [string, Extracted];
+    recent.delete(oldest);
+    recentChars -= old.text.length;
   }
 }
 
@@ -61,8 +119,11 @@ export function readTextAtSource(row: TextAtSourceRow): string | null {
 const OPEN_FLAGS =
   process.platform === 'win32' ? 'r' : fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
-/** A regular file's bytes, or null (gone, not a regular file, over the limit, unreadable). */
-function readSmallFile(p: string): Buffer | null {
+/**
+ * A regular file's bytes and the stat they were read under, or null (gone, not a regular file,
+ * over the limit, unreadable).
+ */
+function readSmallFile(p: string): { bytes: Buffer; st: fs.Stats } | null {
   let fd: number | undefined;
   try {
     fd = fs.openSync(p, OPEN_FLAGS);
@@ -76,7 +137,7 @@ function readSmallFile(p: string): Buffer | null {
       if (n === 0) return null; // shrank while being read: not the indexed bytes
       off += n;
     }
-    return buf;
+    return { bytes: buf, st };
   } catch {
     return null;
   } finally {
