@@ -48,105 +48,101 @@ interface RawLink {
 
 export const htmlFilter: Filter = {
   id: 'html',
-  async extract(input: FilterInput): Promise<FilterOutput> {
-    return htmlFilter.extractSync!(input);
-  },
-  extractSync(input: FilterInput): FilterOutput {
-    const { text: source, encoding } = decodeText(
-      input.bytes,
-      input.charset ?? sniffMetaCharset(input.bytes),
-    );
-    const chunks: string[] = [];
-    const rawLinks: RawLink[] = [];
-    const meta: Record<string, string> = {};
-    let baseHref: string | undefined;
-    let title: string | undefined;
-    let titleText: string[] | null = null;
-    let skipDepth = 0;
-    let svgDepth = 0;
-
-    const parser = new Parser(
-      {
-        onopentag(name, attrs) {
-          if (name === 'svg' || name === 'math') svgDepth++;
-          if (SKIPPED.has(name)) {
-            skipDepth++;
-            if (name === 'title' && title === undefined && titleText === null && svgDepth === 0)
-              titleText = [];
-          }
-          if (BLOCKS.has(name)) chunks.push('\n');
-          else if (CELLS.has(name)) chunks.push(' ');
-          switch (name) {
-            case 'a':
-            case 'area':
-              if (attrs.href !== undefined) rawLinks.push({ href: attrs.href, embed: false });
-              break;
-            case 'frame':
-            case 'iframe':
-              if (attrs.src !== undefined) rawLinks.push({ href: attrs.src, embed: true });
-              break;
-            case 'link': {
-              const rel = (attrs.rel ?? '').toLowerCase().split(/\s+/);
-              if (attrs.href !== undefined && rel.includes('alternate') && !rel.includes('stylesheet')) {
-                rawLinks.push({ href: attrs.href, embed: false });
-              }
-              break;
-            }
-            case 'base':
-              if (baseHref === undefined && attrs.href !== undefined) baseHref = attrs.href;
-              break;
-            case 'meta': {
-              const key = (attrs.name ?? attrs.property ?? '').toLowerCase();
-              if (key && attrs.content !== undefined && meta[key] === undefined) meta[key] = attrs.content;
-              break;
-            }
-          }
-        },
-        ontext(text) {
-          if (titleText !== null) titleText.push(text);
-          else if (skipDepth === 0) chunks.push(text);
-        },
-        onclosetag(name) {
-          if (SKIPPED.has(name)) {
-            skipDepth = Math.max(0, skipDepth - 1);
-            if (name === 'title' && titleText !== null) {
-              title = titleText.join('');
-              titleText = null;
-            }
-          }
-          if (name === 'svg' || name === 'math') svgDepth = Math.max(0, svgDepth - 1);
-          if (BLOCKS.has(name)) chunks.push('\n');
-          else if (CELLS.has(name)) chunks.push(' ');
-        },
-      },
-      {
-        decodeEntities: true,
-        lowerCaseTags: true,
-        lowerCaseAttributeNames: true,
-        recognizeSelfClosing: true,
-      },
-    );
-    parser.write(source);
-    parser.end();
-
-    const { links, embeds } = resolveLinks(rawLinks, baseHref, input.url);
-    const mime =
-      input.mime && normaliseMime(input.mime) === 'application/xhtml+xml'
-        ? 'application/xhtml+xml'
-        : 'text/html';
-    return {
-      text: chunks.join(''),
-      title: normalizeLine(title) ?? normalizeLine(meta['og:title']),
-      description: normalizeLine(meta.description) ?? normalizeLine(meta['og:description']),
-      keywords: normalizeLine(meta.keywords),
-      author: normalizeLine(meta.author),
-      links,
-      embeds,
-      mime,
-      encoding,
-    };
-  },
+  extract: async (input) => extractHtml(input),
+  extractSync: extractHtml,
 };
+
+function extractHtml(input: FilterInput): FilterOutput {
+  const { text: source, encoding } = decodeText(input.bytes, input.charset ?? sniffMetaCharset(input.bytes));
+  const chunks: string[] = [];
+  const rawLinks: RawLink[] = [];
+  const meta: Record<string, string> = {};
+  let baseHref: string | undefined;
+  let title: string | undefined;
+  let titleText: string[] | null = null;
+  let skipDepth = 0;
+  let svgDepth = 0;
+
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === 'svg' || name === 'math') svgDepth++;
+        if (SKIPPED.has(name)) {
+          skipDepth++;
+          if (name === 'title' && title === undefined && titleText === null && svgDepth === 0) titleText = [];
+        }
+        if (BLOCKS.has(name)) chunks.push('\n');
+        else if (CELLS.has(name)) chunks.push(' ');
+        switch (name) {
+          case 'a':
+          case 'area':
+            if (attrs.href !== undefined) rawLinks.push({ href: attrs.href, embed: false });
+            break;
+          case 'frame':
+          case 'iframe':
+            if (attrs.src !== undefined) rawLinks.push({ href: attrs.src, embed: true });
+            break;
+          case 'link': {
+            const rel = (attrs.rel ?? '').toLowerCase().split(/\s+/);
+            if (attrs.href !== undefined && rel.includes('alternate') && !rel.includes('stylesheet')) {
+              rawLinks.push({ href: attrs.href, embed: false });
+            }
+            break;
+          }
+          case 'base':
+            if (baseHref === undefined && attrs.href !== undefined) baseHref = attrs.href;
+            break;
+          case 'meta': {
+            const key = (attrs.name ?? attrs.property ?? '').toLowerCase();
+            if (key && attrs.content !== undefined && meta[key] === undefined) meta[key] = attrs.content;
+            break;
+          }
+        }
+      },
+      ontext(text) {
+        if (titleText !== null) titleText.push(text);
+        else if (skipDepth === 0) chunks.push(text);
+      },
+      onclosetag(name) {
+        if (SKIPPED.has(name)) {
+          skipDepth = Math.max(0, skipDepth - 1);
+          if (name === 'title' && titleText !== null) {
+            title = titleText.join('');
+            titleText = null;
+          }
+        }
+        if (name === 'svg' || name === 'math') svgDepth = Math.max(0, svgDepth - 1);
+        if (BLOCKS.has(name)) chunks.push('\n');
+        else if (CELLS.has(name)) chunks.push(' ');
+      },
+    },
+    {
+      decodeEntities: true,
+      lowerCaseTags: true,
+      lowerCaseAttributeNames: true,
+      recognizeSelfClosing: true,
+    },
+  );
+  parser.write(source);
+  parser.end();
+
+  const { links, embeds } = resolveLinks(rawLinks, baseHref, input.url);
+  const mime =
+    input.mime && normaliseMime(input.mime) === 'application/xhtml+xml'
+      ? 'application/xhtml+xml'
+      : 'text/html';
+  return {
+    text: chunks.join(''),
+    title: normalizeLine(title) ?? normalizeLine(meta['og:title']),
+    description: normalizeLine(meta.description) ?? normalizeLine(meta['og:description']),
+    keywords: normalizeLine(meta.keywords),
+    author: normalizeLine(meta.author),
+    links,
+    embeds,
+    mime,
+    encoding,
+  };
+}
 
 function parseUrl(href: string, base: string | URL | undefined): URL | undefined {
   try {

@@ -8,12 +8,12 @@ import { decodeText } from './text-decoding.js';
  */
 export const textFilter: Filter = {
   id: 'text',
-  async extract(input: FilterInput): Promise<FilterOutput> {
-    return textFilter.extractSync!(input);
-  },
-  extractSync(input: FilterInput): FilterOutput {
-    const { text, encoding } = decodeText(input.bytes, input.charset);
-    const mime = input.mime ? normaliseMime(input.mime) : mimeForExtension(input.ext, 'text/plain');
-    return { text, mime: mime.startsWith('application/octet') || !mime ? 'text/plain' : mime, encoding };
-  },
+  extract: async (input) => extractText(input),
+  extractSync: extractText,
 };
+
+function extractText(input: FilterInput): FilterOutput {
+  const { text, encoding } = decodeText(input.bytes, input.charset);
+  const mime = input.mime ? normaliseMime(input.mime) : mimeForExtension(input.ext, 'text/plain');
+  return { text, mime: mime.startsWith('application/octet') || !mime ? 'text/plain' : mime, encoding };
+}
