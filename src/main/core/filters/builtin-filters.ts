@@ -9,5 +9,8 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   html: async () => (await import('./html-filter.js')).htmlFilter,
   pdf: async () => (await import('./pdf-filter.js')).pdfFilter,
   docx: async () => (await import('./docx-filter.js')).docxFilter,
+  xlsx: async () => (await import('./xlsx-filter.js')).xlsxFilter,
+  pptx: async () => (await import('./pptx-filter.js')).pptxFilter,
+  odf: async () => (await import('./odf-filter.js')).odfFilter,
   metadata: async () => (await import('./metadata-filter.js')).metadataFilter,
 };

@@ -11,6 +11,9 @@ import { docxFilter } from './docx-filter.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { htmlFilter } from './html-filter.js';
 import { metadataFilter } from './metadata-filter.js';
+import { odfFilter } from './odf-filter.js';
+import { pptxFilter } from './pptx-filter.js';
+import { xlsxFilter } from './xlsx-filter.js';
 import { pdfFilter } from './pdf-filter.js';
 import { textFilter } from './text-filter.js';
 
@@ -73,6 +76,23 @@ const CASES: ConformanceCase[] = [
     refusesEmpty: true,
     signature: 'PK\x03\x04',
   },
+  ...(
+    [
+      [xlsxFilter, 'sample.xlsx', 'Jacquard'],
+      [pptxFilter, 'sample.pptx', 'Jacquard'],
+      [odfFilter, 'sample.odt', 'Jacquard'],
+      [odfFilter, 'sample.ods', 'Jacquard'],
+      [odfFilter, 'sample.odp', 'Jacquard'],
+    ] as const
+  ).map(([filter, name, word]) => ({
+    filter,
+    name,
+    sample: () => fixtureBytes(name),
+    word,
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: 'PK\x03\x04',
+  })),
   {
     filter: metadataFilter,
     name: 'picture.png',
@@ -105,7 +125,7 @@ function withSignature(signature: string, garbage: Uint8Array): Uint8Array {
   return Buffer.concat([Buffer.from(signature, 'latin1'), garbage]);
 }
 
-describe.each(CASES)('filter conformance: $filter.id', (c) => {
+describe.each(CASES)('filter conformance: $filter.id ($name)', (c) => {
   it('has the id of its table entry', () => {
     expect(c.filter.id).toMatch(/^[a-z]+$/);
   });
@@ -149,7 +169,7 @@ describe.each(CASES)('filter conformance: $filter.id', (c) => {
 });
 
 describe.each(CASES.filter((c) => c.signature !== undefined))(
-  'filter conformance: $filter.id behind its signature',
+  'filter conformance: $filter.id ($name) behind its signature',
   (c) => {
     it('refuses garbage that starts like a valid file', async () => {
       const bytes = withSignature(c.signature ?? '', seededBytes(32 * 1024, 99));

@@ -7,6 +7,7 @@ import {
   pickFilter,
   type FilterSpec,
 } from './filter-table.js';
+import { BUILTIN_FILTERS } from './builtin-filters.js';
 
 const ascii = (s: string) => new Uint8Array(Buffer.from(s, 'latin1'));
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -29,8 +30,15 @@ describe('FILTER_TABLE', () => {
       }
     }
     expect(FILTER_TABLE.map((s) => s.id)).toEqual(
-      expect.arrayContaining(['text', 'html', 'pdf', 'docx', 'metadata']),
+      expect.arrayContaining(['text', 'html', 'pdf', 'docx', 'xlsx', 'pptx', 'odf', 'metadata']),
     );
+  });
+
+  it('has a built-in implementation, with the same id, for every filter it names', async () => {
+    for (const spec of FILTER_TABLE) {
+      const filter = await BUILTIN_FILTERS[spec.id]?.();
+      expect(filter?.id, spec.id).toBe(spec.id);
+    }
   });
 
   it('covers source code, configuration and data formats as text', () => {
@@ -92,8 +100,15 @@ describe('pickFilter', () => {
     expect(pickFilter('', 'text/plain', ascii('PK\x03\x04\x14\x00\x00\x00word/document.xml')).id).toBe(
       'docx',
     );
-    // A ZIP that is not a Word document is not sniffed as one.
+    // A ZIP that is not a Word document is not sniffed as one: a workbook is a workbook.
     expect(pickFilter('', undefined, ascii('PK\x03\x04\x14\x00\x00\x00xl/workbook.xml\x00\x00')).id).toBe(
+      'xlsx',
+    );
+    expect(pickFilter('docx', undefined, ascii('PK\x03\x04\x14\x00\x00\x00ppt/slides/slide1.xml')).id).toBe(
+      'pptx',
+    );
+    // Any other ZIP keeps the label's filter, or none.
+    expect(pickFilter('', undefined, ascii('PK\x03\x04\x14\x00\x00\x00notes/readme.txt\x00\x00')).id).toBe(
       'metadata',
     );
   });

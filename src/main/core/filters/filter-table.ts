@@ -65,6 +65,15 @@ const TEXT_MIMES = [
   'application/x-tex', 'text/x-tex', 'application/x-subrip', 'text/vtt', 'text/troff',
 ];
 
+/** OpenDocument extensions and their MIME types (text, spreadsheet, presentation, drawing; templates). */
+// prettier-ignore
+const ODF_TYPES: readonly (readonly [string, string])[] = [
+  ['odt', 'application/vnd.oasis.opendocument.text'], ['ott', 'application/vnd.oasis.opendocument.text-template'],
+  ['ods', 'application/vnd.oasis.opendocument.spreadsheet'], ['ots', 'application/vnd.oasis.opendocument.spreadsheet-template'],
+  ['odp', 'application/vnd.oasis.opendocument.presentation'], ['otp', 'application/vnd.oasis.opendocument.presentation-template'],
+  ['odg', 'application/vnd.oasis.opendocument.graphics'], ['otg', 'application/vnd.oasis.opendocument.graphics-template'],
+];
+
 /**
  * The filter table, most specific first. `metadata` is the catch-all and matches nothing by itself:
  * `pickFilter` falls back to it.
@@ -85,6 +94,36 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
       'application/vnd.openxmlformats-officedocument.wordprocessingml.template',
     ],
     extensions: ['docx', 'docm', 'dotx'],
+    maxBytes: 32 * MB,
+    maxMs: 30_000,
+  },
+  {
+    id: 'xlsx',
+    mimes: [
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'application/vnd.ms-excel.sheet.macroenabled.12',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.template',
+    ],
+    extensions: ['xlsx', 'xlsm', 'xltx'],
+    maxBytes: 32 * MB,
+    maxMs: 30_000,
+  },
+  {
+    id: 'pptx',
+    mimes: [
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      'application/vnd.ms-powerpoint.presentation.macroenabled.12',
+      'application/vnd.openxmlformats-officedocument.presentationml.slideshow',
+      'application/vnd.openxmlformats-officedocument.presentationml.template',
+    ],
+    extensions: ['pptx', 'pptm', 'ppsx', 'potx'],
+    maxBytes: 64 * MB,
+    maxMs: 30_000,
+  },
+  {
+    id: 'odf',
+    mimes: ODF_TYPES.map(([, m]) => m),
+    extensions: ODF_TYPES.map(([e]) => e),
     maxBytes: 32 * MB,
     maxMs: 30_000,
   },
@@ -113,10 +152,11 @@ export const SNIFF_BYTES = 8192;
 /**
  * Chooses the filter for an item.
  *
- * Order: a definitive binary signature in `head` (`%PDF-`, a ZIP holding `word/`) wins over a
- * wrong label; then a known, non-generic `mime`; then the extension; then, for items with an unknown
- * or missing type, a sniff of `head` (HTML markers, mostly printable text). Anything else gets the
- * metadata-only filter. Pure and cheap; never throws.
+ * Order: a definitive binary signature in `head` (`%PDF-`; a ZIP holding `word/`, `xl/` or `ppt/`
+ * parts, or an OpenDocument `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
+ * then the extension; then, for items with an unknown or missing type, a sniff of `head` (HTML
+ * markers, mostly printable text). Anything else gets the metadata-only filter. Pure and cheap;
+ * never throws.
  */
 export function pickFilter(
   ext: string,
@@ -159,6 +199,7 @@ export function normaliseMime(mime: string): string {
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const ODF_SIGNATURE = 'application/vnd.oasis.opendocument.';
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
   if (head.length < at + sig.length) return false;
@@ -178,7 +219,16 @@ function indexOfAscii(head: Uint8Array, needle: string): number {
 /** Binary signatures that identify a type whatever the label says. */
 function sniffSignature(head: Uint8Array): string | undefined {
   if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
-  if (startsWithBytes(head, ZIP_MAGIC) && indexOfAscii(head, 'word/') >= 0) return 'docx';
+  if (startsWithBytes(head, ZIP_MAGIC)) {
+    // ODF stores `mimetype` first, uncompressed: its name ends at 38, its content follows.
+    if (indexOfAscii(head.subarray(30, 30 + 8 + ODF_SIGNATURE.length), `mimetype${ODF_SIGNATURE}`) === 0)
+      return 'odf';
+    if (indexOfAscii(head, 'word/') >= 0) return 'docx';
+    if (indexOfAscii(head, 'xl/workbook.xml') >= 0 || indexOfAscii(head, 'xl/worksheets/') >= 0)
+      return 'xlsx';
+    if (indexOfAscii(head, 'ppt/presentation.xml') >= 0 || indexOfAscii(head, 'ppt/slides/') >= 0)
+      return 'pptx';
+  }
   return undefined;
 }
 
@@ -234,7 +284,7 @@ const EXTENSION_MIMES: Record<string, string> = {
   pdf: 'application/pdf', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   doc: 'application/msword', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   xls: 'application/vnd.ms-excel', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  ppt: 'application/vnd.ms-powerpoint', odt: 'application/vnd.oasis.opendocument.text', rtf: 'application/rtf',
+  ppt: 'application/vnd.ms-powerpoint', ...Object.fromEntries(ODF_TYPES), rtf: 'application/rtf',
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
   bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff', ico: 'image/vnd.microsoft.icon', heic: 'image/heic',
   mp3: 'audio/mpeg', wav: 'audio/wav', flac: 'audio/flac', ogg: 'audio/ogg', m4a: 'audio/mp4',

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureBytes } from '../fixtures/filters/support.js';
+import { makeService, tempDir, writeTree } from '../helpers/engine.js';
+
+/**
+ * Office documents end to end: LibreOffice's XLSX, PPTX, ODT, ODS and ODP in a folder, crawled by
+ * the real service through the filter workers, found by their text and properties.
+ */
+
+let env: ReturnType<typeof makeService> & { root: string; dataDir: string };
+
+beforeAll(async () => {
+  const root = tempDir('trawl-office-');
+  const dataDir = tempDir('trawl-office-data-');
+  writeTree(root, {
+    'budget/loom-budget.xlsx': fixtureBytes('sample.xlsx'),
+    'budget/loom-budget.ods': fixtureBytes('sample.ods'),
+    'talks/review.pptx': fixtureBytes('sample.pptx'),
+    'talks/review.odp': fixtureBytes('sample.odp'),
+    'letters/sample.odt': fixtureBytes('sample.odt'),
+    'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
+  });
+  env = { ...makeService(dataDir), root, dataDir };
+  env.service.addSource({ startAddresses: [root] });
+  await env.service.crawl({ mode: 'full' });
+});
+
+afterAll(async () => {
+  await env.service.close();
+  fs.rmSync(env.root, { recursive: true, force: true });
+  fs.rmSync(env.dataDir, { recursive: true, force: true });
+});
+
+function paths(q: string): string[] {
+  return env.service
+    .search({ query: q, limit: 50 })
+    .hits.map((h) => path.relative(env.root, h.path))
+    .sort();
+}
+
+describe('office documents in a folder source', () => {
+  it('finds spreadsheet cells, sheet names, slide text and speaker notes', () => {
+    expect(paths('"jacquard cards"')).toEqual([
+      'budget/loom-budget.ods',
+      'budget/loom-budget.xlsx',
+      'talks/review.odp',
+      'talks/review.pptx',
+    ]);
+    expect(paths('expenses')).toEqual(['budget/loom-budget.ods', 'budget/loom-budget.xlsx']);
+    expect(paths('"speaker note"')).toEqual(['talks/review.odp', 'talks/review.pptx']);
+    expect(paths('企业级搜索')).toEqual([
+      'budget/loom-budget.ods',
+      'budget/loom-budget.xlsx',
+      'talks/review.odp',
+      'talks/review.pptx',
+    ]);
+    expect(paths('quayside ext:odt')).toEqual(['letters/sample.odt']);
+  });
+
+  it('searches their titles and authors, and shows their text with hits marked', () => {
+    expect(paths('title:quarterly')).toEqual(['budget/loom-budget.ods', 'budget/loom-budget.xlsx']);
+    expect(paths('author:lovelace ext:pptx')).toEqual(['talks/review.pptx']);
+    const res = env.service.search({ query: 'speaker notes', limit: 10 });
+    const pptx = res.hits.find((h) => h.path.endsWith('review.pptx'));
+    expect(pptx?.title).toBe('Loom Review');
+    expect(pptx?.snippet).toContain('<mark>Speaker</mark> <mark>note</mark>');
+    const preview = env.service.preview(pptx!.id, 'speaker');
+    expect(preview?.text).toContain('Second slide: 企业级搜索');
+  });
+
+  it('records a damaged workbook as failed with its reason, and still finds it by name', () => {
+    const failed = env.service
+      .log({ failedOnly: true })
+      .map((l) => [path.relative(env.root, l.url), l.reason]);
+    expect(failed).toHaveLength(1);
+    expect(failed[0][0]).toBe('letters/truncated.xlsx');
+    expect(failed[0][1]).toMatch(/ZIP|XLSX/);
+    expect(paths('truncated')).toEqual(['letters/truncated.xlsx']);
+  });
+});
+
+describe('an index from before the office filters', () => {
+  it('reads the office files it holds by name only again on the next incremental crawl, and nothing else', async () => {
+    const root = tempDir('trawl-office-old-');
+    const dataDir = tempDir('trawl-office-old-data-');
+    writeTree(root, {
+      'budget.xlsx': fixtureBytes('sample.xlsx'),
+      'slides.odp': fixtureBytes('sample.odp'),
+      'notes.txt': 'Plain notes about looms.',
+      'photo.jpg': Buffer.alloc(512, 3),
+    });
+    let old = makeService(dataDir);
+    old.service.addSource({ startAddresses: [root] });
+    await old.service.crawl({ mode: 'full' });
+    // What the previous version left: the office files indexed by name only, schema version 5.
+    const db = old.service.db;
+    db.prepare("UPDATE documents SET title = NULL, author = NULL WHERE ext IN ('xlsx', 'odp')").run();
+    db.pragma('user_version = 5');
+    await old.service.close();
+
+    old = makeService(dataDir);
+    try {
+      expect(old.service.db.pragma('user_version', { simple: true })).toBe(6);
+      const [rec] = await old.service.crawl({ mode: 'incremental' });
+      expect(rec.counts).toMatchObject({ updated: 2, notModified: 2, added: 0, deleted: 0, failed: 0 });
+      expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([
+        'budget.xlsx',
+        'slides.odp',
+      ]);
+      const titles = old.service
+        .search({ query: 'author:lovelace', limit: 10 })
+        .hits.map((h) => h.title)
+        .sort();
+      expect(titles).toEqual(['Loom Review', 'Quarterly Loom Budget']);
+      // The crawl after that one finds everything current again.
+      old.filtered.length = 0;
+      const [again] = await old.service.crawl({ mode: 'incremental' });
+      expect(again.counts).toMatchObject({ updated: 0, notModified: 4 });
+      expect(old.filtered).toEqual([]);
+    } finally {
+      await old.service.close();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
