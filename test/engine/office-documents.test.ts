@@ -102,7 +102,7 @@ describe('an index from before the office filters', () => {
 
     old = makeService(dataDir);
     try {
-      expect(old.service.db.pragma('user_version', { simple: true })).toBe(6);
+      expect(old.service.db.pragma('user_version', { simple: true })).toBe(7);
       const [rec] = await old.service.crawl({ mode: 'incremental' });
       expect(rec.counts).toMatchObject({ updated: 2, notModified: 2, added: 0, deleted: 0, failed: 0 });
       expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([

@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TEXT_AT_SOURCE_MAX_BYTES } from '../../src/main/core/filters/text-at-source.js';
+import {
+  TEXT_AT_SOURCE_LIMITS,
+  TEXT_AT_SOURCE_MAX_BYTES,
+} from '../../src/main/core/filters/text-at-source.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
 
 // Small local text and HTML files keep no copy of their text in the index: snippets and the preview
@@ -13,6 +16,10 @@ type Env = ReturnType<typeof makeService> & { root: string; dataDir: string };
 let env: Env;
 
 const BIG = `${'filler words for a large plain text file '.repeat(Math.ceil(TEXT_AT_SOURCE_MAX_BYTES / 40))} bigfileword closing`;
+/** Over the HTML filter's limit, under the text filter's: HTML costs more to filter again. */
+const MEDIUM = 'medium sized words repeated for a while '.repeat(
+  Math.ceil((TEXT_AT_SOURCE_LIMITS.html + 2048) / 40),
+);
 
 beforeEach(() => {
   const root = tempDir('trawl-src-');
@@ -27,6 +34,7 @@ beforeEach(() => {
     'media/photo.jpg': Buffer.alloc(1024, 7),
   });
   env = { ...makeService(dataDir), root, dataDir };
+  expect(MEDIUM.length).toBeLessThan(TEXT_AT_SOURCE_LIMITS.text);
 });
 
 afterEach(async () => {
@@ -60,6 +68,41 @@ describe('text left at the source', () => {
       expect(s.get(f)).toEqual({ atSource: 1, body: 0 });
     expect(s.get('big/large.txt')).toEqual({ atSource: 0, body: 1 });
     expect(s.get('media/photo.jpg')).toEqual({ atSource: 0, body: 0 });
+  });
+
+  it('has the next crawl store the text of larger files that an older index left at the source', async () => {
+    writeTree(env.root, { 'sizes/medium.html': `<html><body><p>${MEDIUM} mediumword</p></body></html>` });
+    env.service.addSource({ startAddresses: [env.root] });
+    await env.service.crawl({ mode: 'full' });
+    // What an index from before the per-filter limits held: the HTML left at the source.
+    const db = env.service.db;
+    const id = db.prepare("SELECT id FROM documents WHERE name = 'medium.html'").pluck().get() as number;
+    db.prepare('DELETE FROM bodies WHERE id = ?').run(id);
+    db.prepare('UPDATE documents SET text_at_source = 1 WHERE id = ?').run(id);
+    db.pragma('user_version = 6');
+    await env.service.close();
+    env = { ...makeService(env.dataDir), root: env.root, dataDir: env.dataDir };
+    env.filtered.length = 0;
+    const [rec] = await env.service.crawl({ mode: 'incremental' });
+    expect(rec.counts).toMatchObject({ updated: 1, notModified: 5 });
+    expect(env.filtered.map((u) => path.basename(u))).toEqual(['medium.html']);
+    expect(stored().get('sizes/medium.html')).toEqual({ atSource: 0, body: 1 });
+    expect(hit('mediumword').snippet).toContain('<mark>mediumword</mark>');
+  });
+
+  it('leaves text at the source up to the limit of the filter that reads it', async () => {
+    writeTree(env.root, {
+      'sizes/medium.txt': `${MEDIUM} mediumword`,
+      'sizes/medium.html': `<html><body><p>${MEDIUM} mediumword</p></body></html>`,
+    });
+    env.service.addSource({ startAddresses: [env.root] });
+    await env.service.crawl({ mode: 'full' });
+    const s = stored();
+    expect(s.get('sizes/medium.txt')).toEqual({ atSource: 1, body: 0 });
+    expect(s.get('sizes/medium.html')).toEqual({ atSource: 0, body: 1 });
+    const snippets = env.service.search({ query: 'mediumword', limit: 10 }).hits.map((h) => h.snippet);
+    expect(snippets).toHaveLength(2);
+    for (const sn of snippets) expect(sn).toContain('<mark>mediumword</mark>');
   });
 
   it('shows snippets and previews read again from the file, exactly as indexed', async () => {

@@ -168,4 +168,10 @@ export const MIGRATIONS: readonly string[] = [
      OR mime IN ('application/vnd.ms-excel.sheet.macroenabled.12',
                  'application/vnd.ms-powerpoint.presentation.macroenabled.12');
   `,
+  // 7: text is left at the source only up to a limit per filter now (HTML 32 KiB, text 64 KiB;
+  // it was 256 KiB for both), as re-reading larger files made snippets slow. Such files lose
+  // what the next crawl compares against, so it reads them again and stores their text.
+  `
+  UPDATE documents SET ctime = -1, content_hash = NULL WHERE text_at_source = 1 AND size > 32768;
+  `,
 ];
