@@ -20,6 +20,7 @@ beforeAll(async () => {
     'talks/review.pptx': fixtureBytes('sample.pptx'),
     'talks/review.odp': fixtureBytes('sample.odp'),
     'letters/sample.odt': fixtureBytes('sample.odt'),
+    'letters/old-letter.doc': fixtureBytes('sample.doc'),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
   env = { ...makeService(dataDir), root, dataDir };
@@ -57,6 +58,7 @@ describe('office documents in a folder source', () => {
       'talks/review.pptx',
     ]);
     expect(paths('quayside ext:odt')).toEqual(['letters/sample.odt']);
+    expect(paths('quayside ext:doc')).toEqual(['letters/old-letter.doc']);
   });
 
   it('searches their titles and authors, and shows their text with hits marked', () => {
@@ -88,6 +90,7 @@ describe('an index from before the office filters', () => {
     writeTree(root, {
       'budget.xlsx': fixtureBytes('sample.xlsx'),
       'slides.odp': fixtureBytes('sample.odp'),
+      'letter.doc': fixtureBytes('sample.doc'),
       'notes.txt': 'Plain notes about looms.',
       'photo.jpg': Buffer.alloc(512, 3),
     });
@@ -96,7 +99,7 @@ describe('an index from before the office filters', () => {
     await old.service.crawl({ mode: 'full' });
     // What the previous version left: the office files indexed by name only, schema version 5.
     const db = old.service.db;
-    db.prepare("UPDATE documents SET title = NULL, author = NULL WHERE ext IN ('xlsx', 'odp')").run();
+    db.prepare("UPDATE documents SET title = NULL, author = NULL WHERE ext IN ('xlsx', 'odp', 'doc')").run();
     db.pragma('user_version = 5');
     await old.service.close();
 
@@ -104,9 +107,10 @@ describe('an index from before the office filters', () => {
     try {
       expect(old.service.db.pragma('user_version', { simple: true })).toBe(7);
       const [rec] = await old.service.crawl({ mode: 'incremental' });
-      expect(rec.counts).toMatchObject({ updated: 2, notModified: 2, added: 0, deleted: 0, failed: 0 });
+      expect(rec.counts).toMatchObject({ updated: 3, notModified: 2, added: 0, deleted: 0, failed: 0 });
       expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([
         'budget.xlsx',
+        'letter.doc',
         'slides.odp',
       ]);
       const titles = old.service
@@ -117,7 +121,7 @@ describe('an index from before the office filters', () => {
       // The crawl after that one finds everything current again.
       old.filtered.length = 0;
       const [again] = await old.service.crawl({ mode: 'incremental' });
-      expect(again.counts).toMatchObject({ updated: 0, notModified: 4 });
+      expect(again.counts).toMatchObject({ updated: 0, notModified: 5 });
       expect(old.filtered).toEqual([]);
     } finally {
       await old.service.close();

@@ -7,6 +7,7 @@ import {
   seededBytes,
   within,
 } from '../../../../test/fixtures/filters/support.js';
+import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { htmlFilter } from './html-filter.js';
@@ -75,6 +76,15 @@ const CASES: ConformanceCase[] = [
     refusesGarbage: true,
     refusesEmpty: true,
     signature: 'PK\x03\x04',
+  },
+  {
+    filter: docFilter,
+    name: 'sample.doc',
+    sample: () => fixtureBytes('sample.doc'),
+    word: 'Jacquard',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: '\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1',
   },
   ...(
     [

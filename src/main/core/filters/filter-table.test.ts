@@ -30,7 +30,7 @@ describe('FILTER_TABLE', () => {
       }
     }
     expect(FILTER_TABLE.map((s) => s.id)).toEqual(
-      expect.arrayContaining(['text', 'html', 'pdf', 'docx', 'xlsx', 'pptx', 'odf', 'metadata']),
+      expect.arrayContaining(['text', 'html', 'pdf', 'doc', 'docx', 'xlsx', 'pptx', 'odf', 'metadata']),
     );
   });
 

@@ -98,6 +98,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 30_000,
   },
   {
+    id: 'doc',
+    mimes: ['application/msword', 'application/vnd.ms-word'],
+    extensions: ['doc', 'dot'],
+    maxBytes: 32 * MB,
+    maxMs: 30_000,
+  },
+  {
     id: 'xlsx',
     mimes: [
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',

@@ -4,6 +4,7 @@ import { buildZip, coreXml, type ZipSpec } from '../../../../test/fixtures/filte
 import { extractInProcess } from './filter-runner.js';
 import { pickFilter, SNIFF_BYTES } from './filter-table.js';
 import { OFFICE_MAX_XML } from './office-package.js';
+import { docFilter } from './doc-filter.js';
 import { odfFilter } from './odf-filter.js';
 import { pptxFilter } from './pptx-filter.js';
 import { xlsxFilter } from './xlsx-filter.js';
@@ -111,6 +112,24 @@ describe('office filters: real files written by LibreOffice', () => {
     const out = await extractInProcess(inputOf(name, fixtureBytes(name)));
     expect(out.filter).toBe('odf');
     expect(out).toMatchObject({ text, mime, title, keywords, author: 'Ada Lovelace' });
+  });
+
+  it('reads a Word 97-2003 DOC', async () => {
+    const out = await extractInProcess(inputOf('sample.doc', fixtureBytes('sample.doc')));
+    expect(out).toMatchObject({
+      filter: 'doc',
+      mime: 'application/msword',
+      text: 'Encouraging results\nThe analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves.\nUn café crème costs three coins at the quayside.',
+    });
+    // A DOCX saved as .doc is read as DOCX; a ZIP or text that is not either is refused.
+    expect(pickFilter('doc', undefined, fixtureBytes('sample.docx').subarray(0, SNIFF_BYTES)).id).toBe(
+      'docx',
+    );
+    const err = await expectFilterError(
+      docFilter.extract(inputOf('x.doc', Buffer.alloc(4096, 'text '))),
+      'corrupt',
+    );
+    expect(err.message).toMatch(/DOC/);
   });
 
   it.each(['sample.xlsx', 'sample.pptx', 'sample.odt', 'sample.ods', 'sample.odp'])(
