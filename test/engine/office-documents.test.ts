@@ -21,6 +21,7 @@ beforeAll(async () => {
     'talks/review.odp': fixtureBytes('sample.odp'),
     'letters/sample.odt': fixtureBytes('sample.odt'),
     'letters/old-letter.doc': fixtureBytes('sample.doc'),
+    'letters/memo.rtf': fixtureBytes('sample.rtf'),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
   env = { ...makeService(dataDir), root, dataDir };
@@ -59,6 +60,8 @@ describe('office documents in a folder source', () => {
     ]);
     expect(paths('quayside ext:odt')).toEqual(['letters/sample.odt']);
     expect(paths('quayside ext:doc')).toEqual(['letters/old-letter.doc']);
+    expect(paths('quayside ext:rtf')).toEqual(['letters/memo.rtf']);
+    expect(paths('title:trawl author:lovelace')).toEqual(['letters/memo.rtf', 'letters/sample.odt']);
   });
 
   it('searches their titles and authors, and shows their text with hits marked', () => {

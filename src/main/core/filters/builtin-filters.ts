@@ -9,6 +9,7 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   html: async () => (await import('./html-filter.js')).htmlFilter,
   pdf: async () => (await import('./pdf-filter.js')).pdfFilter,
   docx: async () => (await import('./docx-filter.js')).docxFilter,
+  rtf: async () => (await import('./rtf-filter.js')).rtfFilter,
   doc: async () => (await import('./doc-filter.js')).docFilter,
   xlsx: async () => (await import('./xlsx-filter.js')).xlsxFilter,
   pptx: async () => (await import('./pptx-filter.js')).pptxFilter,

@@ -9,6 +9,7 @@ import {
 } from '../../../../test/fixtures/filters/support.js';
 import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
+import { rtfFilter } from './rtf-filter.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { htmlFilter } from './html-filter.js';
 import { metadataFilter } from './metadata-filter.js';
@@ -76,6 +77,15 @@ const CASES: ConformanceCase[] = [
     refusesGarbage: true,
     refusesEmpty: true,
     signature: 'PK\x03\x04',
+  },
+  {
+    filter: rtfFilter,
+    name: 'sample.rtf',
+    sample: () => fixtureBytes('sample.rtf'),
+    word: 'Jacquard',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: '{\\rtf1\\ansi ',
   },
   {
     filter: docFilter,

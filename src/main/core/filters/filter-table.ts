@@ -105,6 +105,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 30_000,
   },
   {
+    id: 'rtf',
+    mimes: ['application/rtf', 'text/rtf', 'application/x-rtf', 'text/richtext'],
+    extensions: ['rtf'],
+    maxBytes: 32 * MB,
+    maxMs: 20_000,
+  },
+  {
     id: 'xlsx',
     mimes: [
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -159,7 +166,7 @@ export const SNIFF_BYTES = 8192;
 /**
  * Chooses the filter for an item.
  *
- * Order: a definitive binary signature in `head` (`%PDF-`; a ZIP holding `word/`, `xl/` or `ppt/`
+ * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`; a ZIP holding `word/`, `xl/` or `ppt/`
  * parts, or an OpenDocument `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
  * then the extension; then, for items with an unknown or missing type, a sniff of `head` (HTML
  * markers, mostly printable text). Anything else gets the metadata-only filter. Pure and cheap;
@@ -207,6 +214,7 @@ export function normaliseMime(mime: string): string {
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const ODF_SIGNATURE = 'application/vnd.oasis.opendocument.';
+const RTF_MAGIC = [0x7b, 0x5c, 0x72, 0x74, 0x66]; // {\rtf
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
   if (head.length < at + sig.length) return false;
@@ -226,6 +234,7 @@ function indexOfAscii(head: Uint8Array, needle: string): number {
 /** Binary signatures that identify a type whatever the label says. */
 function sniffSignature(head: Uint8Array): string | undefined {
   if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
+  if (startsWithBytes(head, RTF_MAGIC)) return 'rtf';
   if (startsWithBytes(head, ZIP_MAGIC)) {
     // ODF stores `mimetype` first, uncompressed: its name ends at 38, its content follows.
     if (indexOfAscii(head.subarray(30, 30 + 8 + ODF_SIGNATURE.length), `mimetype${ODF_SIGNATURE}`) === 0)
