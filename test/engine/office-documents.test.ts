@@ -22,6 +22,7 @@ beforeAll(async () => {
     'letters/sample.odt': fixtureBytes('sample.odt'),
     'letters/old-letter.doc': fixtureBytes('sample.doc'),
     'letters/memo.rtf': fixtureBytes('sample.rtf'),
+    'books/sample.epub': fixtureBytes('sample.epub'),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
   env = { ...makeService(dataDir), root, dataDir };
@@ -61,7 +62,12 @@ describe('office documents in a folder source', () => {
     expect(paths('quayside ext:odt')).toEqual(['letters/sample.odt']);
     expect(paths('quayside ext:doc')).toEqual(['letters/old-letter.doc']);
     expect(paths('quayside ext:rtf')).toEqual(['letters/memo.rtf']);
-    expect(paths('title:trawl author:lovelace')).toEqual(['letters/memo.rtf', 'letters/sample.odt']);
+    expect(paths('quayside ext:epub')).toEqual(['books/sample.epub']);
+    expect(paths('title:trawl author:lovelace')).toEqual([
+      'books/sample.epub',
+      'letters/memo.rtf',
+      'letters/sample.odt',
+    ]);
   });
 
   it('searches their titles and authors, and shows their text with hits marked', () => {

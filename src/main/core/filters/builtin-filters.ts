@@ -13,6 +13,7 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   doc: async () => (await import('./doc-filter.js')).docFilter,
   xlsx: async () => (await import('./xlsx-filter.js')).xlsxFilter,
   pptx: async () => (await import('./pptx-filter.js')).pptxFilter,
+  epub: async () => (await import('./epub-filter.js')).epubFilter,
   odf: async () => (await import('./odf-filter.js')).odfFilter,
   metadata: async () => (await import('./metadata-filter.js')).metadataFilter,
 };

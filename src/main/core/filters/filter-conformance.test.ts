@@ -9,6 +9,7 @@ import {
 } from '../../../../test/fixtures/filters/support.js';
 import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
+import { epubFilter } from './epub-filter.js';
 import { rtfFilter } from './rtf-filter.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { htmlFilter } from './html-filter.js';
@@ -103,6 +104,7 @@ const CASES: ConformanceCase[] = [
       [odfFilter, 'sample.odt', 'Jacquard'],
       [odfFilter, 'sample.ods', 'Jacquard'],
       [odfFilter, 'sample.odp', 'Jacquard'],
+      [epubFilter, 'sample.epub', 'Jacquard'],
     ] as const
   ).map(([filter, name, word]) => ({
     filter,

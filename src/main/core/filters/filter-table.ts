@@ -135,6 +135,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 30_000,
   },
   {
+    id: 'epub',
+    mimes: ['application/epub+zip'],
+    extensions: ['epub'],
+    maxBytes: 64 * MB,
+    maxMs: 30_000,
+  },
+  {
     id: 'odf',
     mimes: ODF_TYPES.map(([, m]) => m),
     extensions: ODF_TYPES.map(([e]) => e),
@@ -167,7 +174,7 @@ export const SNIFF_BYTES = 8192;
  * Chooses the filter for an item.
  *
  * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`; a ZIP holding `word/`, `xl/` or `ppt/`
- * parts, or an OpenDocument `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
+ * parts, or an OpenDocument or EPUB `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
  * then the extension; then, for items with an unknown or missing type, a sniff of `head` (HTML
  * markers, mostly printable text). Anything else gets the metadata-only filter. Pure and cheap;
  * never throws.
@@ -214,6 +221,7 @@ export function normaliseMime(mime: string): string {
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const ODF_SIGNATURE = 'application/vnd.oasis.opendocument.';
+const EPUB_SIGNATURE = 'application/epub+zip';
 const RTF_MAGIC = [0x7b, 0x5c, 0x72, 0x74, 0x66]; // {\rtf
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
@@ -236,9 +244,11 @@ function sniffSignature(head: Uint8Array): string | undefined {
   if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
   if (startsWithBytes(head, RTF_MAGIC)) return 'rtf';
   if (startsWithBytes(head, ZIP_MAGIC)) {
-    // ODF stores `mimetype` first, uncompressed: its name ends at 38, its content follows.
+    // ODF and EPUB store `mimetype` first, uncompressed: its name ends at 38, its content follows.
     if (indexOfAscii(head.subarray(30, 30 + 8 + ODF_SIGNATURE.length), `mimetype${ODF_SIGNATURE}`) === 0)
       return 'odf';
+    if (indexOfAscii(head.subarray(30, 30 + 8 + EPUB_SIGNATURE.length), `mimetype${EPUB_SIGNATURE}`) === 0)
+      return 'epub';
     if (indexOfAscii(head, 'word/') >= 0) return 'docx';
     if (indexOfAscii(head, 'xl/workbook.xml') >= 0 || indexOfAscii(head, 'xl/worksheets/') >= 0)
       return 'xlsx';
