@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureBytes } from '../fixtures/filters/support.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
@@ -23,6 +24,7 @@ beforeAll(async () => {
     'letters/old-letter.doc': fixtureBytes('sample.doc'),
     'letters/memo.rtf': fixtureBytes('sample.rtf'),
     'books/sample.epub': fixtureBytes('sample.epub'),
+    'logs/app.log.1.gz': zlib.gzipSync('ERROR quota exceeded on volume7\n'),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
   env = { ...makeService(dataDir), root, dataDir };
@@ -63,6 +65,7 @@ describe('office documents in a folder source', () => {
     expect(paths('quayside ext:doc')).toEqual(['letters/old-letter.doc']);
     expect(paths('quayside ext:rtf')).toEqual(['letters/memo.rtf']);
     expect(paths('quayside ext:epub')).toEqual(['books/sample.epub']);
+    expect(paths('volume7 quota')).toEqual(['logs/app.log.1.gz']);
     expect(paths('title:trawl author:lovelace')).toEqual([
       'books/sample.epub',
       'letters/memo.rtf',

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   expectFilterError,
@@ -10,6 +11,7 @@ import {
 import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
 import { epubFilter } from './epub-filter.js';
+import { gzipFilter } from './gzip-filter.js';
 import { rtfFilter } from './rtf-filter.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { htmlFilter } from './html-filter.js';
@@ -78,6 +80,15 @@ const CASES: ConformanceCase[] = [
     refusesGarbage: true,
     refusesEmpty: true,
     signature: 'PK\x03\x04',
+  },
+  {
+    filter: gzipFilter,
+    name: 'notes.txt.gz',
+    sample: () => zlib.gzipSync(TEXT),
+    word: 'flowers',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: '\x1f\x8b\x08\x00',
   },
   {
     filter: rtfFilter,

@@ -27,7 +27,7 @@ const TEXT_EXTENSIONS = [
   // prose, markup and documentation
   'txt', 'text', 'md', 'markdown', 'mdown', 'mkd', 'rst', 'adoc', 'asciidoc', 'org', 'textile', 'wiki',
   'tex', 'latex', 'ltx', 'sty', 'cls', 'bib', 'me', 'nfo', 'readme', '1st', 'diz', 'man', 'pod',
-  'srt', 'vtt', 'sbv', 'po', 'pot', 'strings',
+  'srt', 'vtt', 'sbv', 'po', 'pot', 'strings', 'dot', 'gv',
   // data and configuration
   'csv', 'tsv', 'tab', 'psv', 'json', 'jsonl', 'ndjson', 'json5', 'jsonc', 'geojson', 'ipynb', 'har',
   'xml', 'xsd', 'xsl', 'xslt', 'dtd', 'rss', 'atom', 'opml', 'resx', 'xaml', 'xlf', 'xliff',
@@ -100,9 +100,17 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
   {
     id: 'doc',
     mimes: ['application/msword', 'application/vnd.ms-word'],
-    extensions: ['doc', 'dot'],
+    // Not `.dot`: far more of those are Graphviz graphs (text) than Word 97 templates.
+    extensions: ['doc'],
     maxBytes: 32 * MB,
     maxMs: 30_000,
+  },
+  {
+    id: 'gzip',
+    mimes: ['application/gzip', 'application/x-gzip'],
+    extensions: ['gz', 'gzip'],
+    maxBytes: 32 * MB,
+    maxMs: 60_000,
   },
   {
     id: 'rtf',
@@ -173,7 +181,7 @@ export const SNIFF_BYTES = 8192;
 /**
  * Chooses the filter for an item.
  *
- * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`; a ZIP holding `word/`, `xl/` or `ppt/`
+ * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`, gzip's; a ZIP holding `word/`, `xl/` or `ppt/`
  * parts, or an OpenDocument or EPUB `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
  * then the extension; then, for items with an unknown or missing type, a sniff of `head` (HTML
  * markers, mostly printable text). Anything else gets the metadata-only filter. Pure and cheap;
@@ -199,6 +207,11 @@ export function pickFilter(
   const e = ext.toLowerCase().replace(/^\./, '');
   if (e) {
     const spec = table.find((s) => s.extensions.includes(e));
+    // Old archives hold plenty of "Word" files that are HTML or plain text under a .doc name.
+    if (spec?.id === 'doc' && head && head.length > 0 && !startsWithBytes(head, OLE_MAGIC)) {
+      const sniffed = sniffTextual(head);
+      if (sniffed) return byId(sniffed);
+    }
     if (spec) return spec;
   }
 
@@ -222,6 +235,8 @@ const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const ODF_SIGNATURE = 'application/vnd.oasis.opendocument.';
 const EPUB_SIGNATURE = 'application/epub+zip';
+const GZIP_MAGIC = [0x1f, 0x8b, 0x08];
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const RTF_MAGIC = [0x7b, 0x5c, 0x72, 0x74, 0x66]; // {\rtf
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
@@ -243,6 +258,7 @@ function indexOfAscii(head: Uint8Array, needle: string): number {
 function sniffSignature(head: Uint8Array): string | undefined {
   if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
   if (startsWithBytes(head, RTF_MAGIC)) return 'rtf';
+  if (startsWithBytes(head, GZIP_MAGIC)) return 'gzip';
   if (startsWithBytes(head, ZIP_MAGIC)) {
     // ODF and EPUB store `mimetype` first, uncompressed: its name ends at 38, its content follows.
     if (indexOfAscii(head.subarray(30, 30 + 8 + ODF_SIGNATURE.length), `mimetype${ODF_SIGNATURE}`) === 0)

@@ -130,6 +130,12 @@ describe('office filters: real files written by LibreOffice', () => {
       'corrupt',
     );
     expect(err.message).toMatch(/DOC/);
+    // HTML or plain text saved under a .doc name is read as what it is; .dot is Graphviz text.
+    const head = (s: string) => new Uint8Array(Buffer.from(s));
+    expect(pickFilter('doc', undefined, head('<html><body><p>Word HTML</p></body></html>')).id).toBe('html');
+    expect(pickFilter('doc', undefined, head('Dear Sir, plain text letter.\r\n')).id).toBe('text');
+    expect(pickFilter('doc', undefined, fixtureBytes('sample.doc').subarray(0, SNIFF_BYTES)).id).toBe('doc');
+    expect(pickFilter('dot').id).toBe('text');
   });
 
   it.each(['sample.xlsx', 'sample.pptx', 'sample.odt', 'sample.ods', 'sample.odp'])(
@@ -211,6 +217,19 @@ describe('xlsx filter', () => {
     expect(
       (await expectFilterError(xlsxFilter.extract(inputOf('big.xlsx', honest)), 'corrupt')).message,
     ).toMatch(/zip bomb: XLSX declares/);
+  });
+});
+
+describe('office XML', () => {
+  it('expands no DTD entities and loads nothing external (billion laughs, XXE)', async () => {
+    const lol = Array.from({ length: 9 }, (_, i) =>
+      i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`,
+    ).join('');
+    const shared = `<?xml version="1.0"?><!DOCTYPE sst [${lol}<!ENTITY xxe SYSTEM "file:///etc/passwd">]><sst xmlns="${SHEET_NS}"><si><t>&lol8; and &xxe; here</t></si></sst>`;
+    const rows = '<row><c t="s"><v>0</v></c></row>';
+    const out = await extractInProcess(inputOf('lol.xlsx', xlsx([['S', 'sheet1.xml', sheet(rows)]], shared)));
+    expect(out.text).toBe('S\n&lol8; and &xxe; here');
+    expect(out.text).not.toContain('root:');
   });
 });
 
