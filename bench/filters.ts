@@ -6,11 +6,42 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import type { FilterInput } from '../src/main/core/filters/filter.js';
 import { createFilterRunner, extractInProcess } from '../src/main/core/filters/filter-runner.js';
+import { buildZip } from '../test/fixtures/filters/zip-builder.js';
 import { rng, textOf, vocabulary } from './corpus.js';
 
 const fixtures = fileURLToPath(new URL('../test/fixtures/filters/', import.meta.url));
+
+/** A workbook of one sheet: 4,000 rows of five cells, words in shared strings and numbers. */
+function bigWorkbook(text: string): Buffer {
+  const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+  const words = text.split(/\s+/).filter(Boolean).slice(0, 4000);
+  const rows = words
+    .map(
+      (_, i) =>
+        `<row r="${i + 1}"><c t="s"><v>${i}</v></c><c><v>${i * 3.5}</v></c><c t="s"><v>${(i * 7) % words.length}</v></c><c><v>${i}</v></c><c t="inlineStr"><is><t>row ${i}</t></is></c></row>`,
+    )
+    .join('');
+  const part = (name: string, xml: string) => ({ name, data: Buffer.from(xml) });
+  return buildZip([
+    part(
+      'xl/workbook.xml',
+      `<workbook xmlns="${ns}" xmlns:r="${rel}"><sheets><sheet name="Data" sheetId="1" r:id="r1"/></sheets></workbook>`,
+    ),
+    part(
+      'xl/_rels/workbook.xml.rels',
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="${rel}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="r2" Type="${rel}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+    ),
+    part(
+      'xl/sharedStrings.xml',
+      `<sst xmlns="${ns}">${words.map((w) => `<si><t>${w}</t></si>`).join('')}</sst>`,
+    ),
+    part('xl/worksheets/sheet1.xml', `<worksheet xmlns="${ns}"><sheetData>${rows}</sheetData></worksheet>`),
+  ]);
+}
 
 function inputs(): Record<string, { input: FilterInput; count: number }> {
   const vocab = vocabulary(5000);
@@ -32,6 +63,14 @@ function inputs(): Record<string, { input: FilterInput; count: number }> {
     'html 30KB': { input: input('a.html', Buffer.from(html)), count: 300 },
     'pdf 21KB': { input: input('sample.pdf', file('sample.pdf')), count: 150 },
     'docx 5KB': { input: input('sample.docx', file('sample.docx')), count: 150 },
+    'doc 10KB': { input: input('sample.doc', file('sample.doc')), count: 150 },
+    'rtf 3KB': { input: input('sample.rtf', file('sample.rtf')), count: 300 },
+    'xlsx 6KB': { input: input('sample.xlsx', file('sample.xlsx')), count: 150 },
+    'xlsx 4,000 rows': { input: input('rows.xlsx', bigWorkbook(textOf(r, vocab, 4000))), count: 30 },
+    'pptx 30KB': { input: input('sample.pptx', file('sample.pptx')), count: 150 },
+    'odt 8KB': { input: input('sample.odt', file('sample.odt')), count: 150 },
+    'epub 3KB': { input: input('sample.epub', file('sample.epub')), count: 150 },
+    'text 25KB gzipped': { input: input('a.txt.gz', zlib.gzipSync(text)), count: 300 },
   };
 }
 
