@@ -25,6 +25,27 @@ beforeAll(async () => {
     'letters/memo.rtf': fixtureBytes('sample.rtf'),
     'books/sample.epub': fixtureBytes('sample.epub'),
     'logs/app.log.1.gz': zlib.gzipSync('ERROR quota exceeded on volume7\n'),
+    'mail/budget.eml': Buffer.from(
+      [
+        'From: Ada Lovelace <ada@example.org>',
+        'Subject: Loom budget attached',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b"',
+        '',
+        '--b',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        'The spreadsheet is attached.',
+        '--b',
+        'Content-Type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        'Content-Disposition: attachment; filename="budget.xlsx"',
+        'Content-Transfer-Encoding: base64',
+        '',
+        fixtureBytes('sample.xlsx').toString('base64'),
+        '--b--',
+        '',
+      ].join('\r\n'),
+    ),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
   env = { ...makeService(dataDir), root, dataDir };
@@ -50,14 +71,20 @@ describe('office documents in a folder source', () => {
     expect(paths('"jacquard cards"')).toEqual([
       'budget/loom-budget.ods',
       'budget/loom-budget.xlsx',
+      'mail/budget.eml',
       'talks/review.odp',
       'talks/review.pptx',
     ]);
-    expect(paths('expenses')).toEqual(['budget/loom-budget.ods', 'budget/loom-budget.xlsx']);
+    expect(paths('expenses')).toEqual([
+      'budget/loom-budget.ods',
+      'budget/loom-budget.xlsx',
+      'mail/budget.eml',
+    ]);
     expect(paths('"speaker note"')).toEqual(['talks/review.odp', 'talks/review.pptx']);
     expect(paths('企业级搜索')).toEqual([
       'budget/loom-budget.ods',
       'budget/loom-budget.xlsx',
+      'mail/budget.eml',
       'talks/review.odp',
       'talks/review.pptx',
     ]);
@@ -66,6 +93,10 @@ describe('office documents in a folder source', () => {
     expect(paths('quayside ext:rtf')).toEqual(['letters/memo.rtf']);
     expect(paths('quayside ext:epub')).toEqual(['books/sample.epub']);
     expect(paths('volume7 quota')).toEqual(['logs/app.log.1.gz']);
+    // A mail: by its subject, its sender, and the cells of the workbook attached to it.
+    expect(paths('title:"budget attached"')).toEqual(['mail/budget.eml']);
+    expect(paths('author:ada ext:eml')).toEqual(['mail/budget.eml']);
+    expect(paths('expenses ext:eml')).toEqual(['mail/budget.eml']);
     expect(paths('title:trawl author:lovelace')).toEqual([
       'books/sample.epub',
       'letters/memo.rtf',

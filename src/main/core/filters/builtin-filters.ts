@@ -31,6 +31,7 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   pptx: once(async () => (await import('./pptx-filter.js')).pptxFilter),
   odf: once(async () => (await import('./odf-filter.js')).odfFilter),
   epub: once(async () => (await import('./epub-filter.js')).epubFilter),
+  email: once(async () => (await import('./email-filter.js')).emailFilter),
   gzip: once(async () => (await import('./gzip-filter.js')).gzipFilter),
   metadata: once(async () => (await import('./metadata-filter.js')).metadataFilter),
 };

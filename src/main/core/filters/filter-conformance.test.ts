@@ -10,6 +10,7 @@ import {
 } from '../../../../test/fixtures/filters/support.js';
 import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
+import { emailFilter } from './email-filter.js';
 import { epubFilter } from './epub-filter.js';
 import { gzipFilter } from './gzip-filter.js';
 import { rtfFilter } from './rtf-filter.js';
@@ -80,6 +81,16 @@ const CASES: ConformanceCase[] = [
     refusesGarbage: true,
     refusesEmpty: true,
     signature: 'PK\x03\x04',
+  },
+  {
+    filter: emailFilter,
+    name: 'note.eml',
+    sample: () =>
+      Buffer.from(`From: ada@example.org\r\nSubject: Looms\r\nContent-Type: text/plain\r\n\r\n${TEXT}`),
+    word: 'flowers',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: 'From: a@b\r\nSubject: x\r\n\r\n',
   },
   {
     filter: gzipFilter,

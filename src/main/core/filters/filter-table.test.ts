@@ -30,7 +30,18 @@ describe('FILTER_TABLE', () => {
       }
     }
     expect(FILTER_TABLE.map((s) => s.id)).toEqual(
-      expect.arrayContaining(['text', 'html', 'pdf', 'doc', 'docx', 'xlsx', 'pptx', 'odf', 'metadata']),
+      expect.arrayContaining([
+        'text',
+        'html',
+        'pdf',
+        'doc',
+        'docx',
+        'email',
+        'xlsx',
+        'pptx',
+        'odf',
+        'metadata',
+      ]),
     );
   });
 

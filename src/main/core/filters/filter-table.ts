@@ -35,7 +35,7 @@ const TEXT_EXTENSIONS = [
   'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'config', 'cnf', 'properties', 'prefs', 'env', 'editorconfig',
   'gitignore', 'gitattributes', 'gitmodules', 'dockerignore', 'npmrc', 'nvmrc', 'lock', 'reg', 'inf',
   'log', 'err', 'diff', 'patch', 'sql', 'graphql', 'gql', 'proto', 'thrift', 'avsc', 'prisma',
-  'ics', 'vcf', 'eml', 'mbox', 'url', 'desktop', 'service', 'socket', 'timer', 'rules',
+  'ics', 'vcf', 'mbox', 'url', 'desktop', 'service', 'socket', 'timer', 'rules',
   // source code
   'c', 'h', 'cc', 'cpp', 'cxx', 'c++', 'hh', 'hpp', 'hxx', 'h++', 'inl', 'ipp', 'tpp', 'm', 'mm',
   'cs', 'csx', 'vb', 'fs', 'fsx', 'fsi', 'java', 'kt', 'kts', 'scala', 'sc', 'groovy', 'gradle', 'clj',
@@ -61,7 +61,7 @@ const TEXT_MIMES = [
   'text/javascript', 'text/css', 'application/x-sh', 'application/x-shellscript', 'application/x-yaml',
   'application/yaml', 'text/yaml', 'text/x-yaml', 'application/toml', 'application/sql', 'text/x-python',
   'application/x-python', 'text/x-java-source', 'text/x-c', 'text/x-c++', 'text/x-csrc', 'text/x-chdr',
-  'text/x-go', 'text/x-rust', 'text/x-log', 'text/calendar', 'text/vcard', 'message/rfc822',
+  'text/x-go', 'text/x-rust', 'text/x-log', 'text/calendar', 'text/vcard',
   'application/x-tex', 'text/x-tex', 'application/x-subrip', 'text/vtt', 'text/troff',
 ];
 
@@ -104,6 +104,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     extensions: ['doc'],
     maxBytes: 32 * MB,
     maxMs: 30_000,
+  },
+  {
+    id: 'email',
+    mimes: ['message/rfc822'],
+    extensions: ['eml'],
+    maxBytes: 64 * MB,
+    maxMs: 60_000,
   },
   {
     id: 'gzip',
