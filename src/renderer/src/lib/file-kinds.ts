@@ -1,7 +1,7 @@
 /** File-type families: for the type filter, the result icons and the stats. */
 
 export type FileKind =
-  'document' | 'pdf' | 'text' | 'code' | 'web' | 'sheet' | 'slides' | 'image' | 'archive' | 'other';
+  'document' | 'pdf' | 'text' | 'code' | 'web' | 'sheet' | 'slides' | 'mail' | 'image' | 'archive' | 'other';
 
 const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
   pdf: ['pdf'],
@@ -45,8 +45,9 @@ const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
     'r',
   ],
   web: ['html', 'htm', 'xhtml', 'mht'],
-  sheet: ['xls', 'xlsx', 'ods', 'csv', 'tsv', 'numbers'],
-  slides: ['ppt', 'pptx', 'odp', 'key'],
+  sheet: ['xls', 'xlsx', 'xlsm', 'ods', 'csv', 'tsv', 'numbers'],
+  slides: ['ppt', 'pptx', 'pptm', 'ppsx', 'odp', 'key'],
+  mail: ['eml', 'msg', 'mbox'],
   image: ['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'tif', 'tiff', 'heic'],
   archive: ['zip', 'tar', 'gz', 'tgz', '7z', 'rar', 'bz2', 'xz', 'zst'],
 };
@@ -63,6 +64,7 @@ export const FILTER_KINDS: Exclude<FileKind, 'other'>[] = [
   'web',
   'sheet',
   'slides',
+  'mail',
   'image',
   'archive',
 ];
