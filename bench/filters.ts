@@ -65,6 +65,8 @@ function inputs(): Record<string, { input: FilterInput; count: number }> {
     'docx 5KB': { input: input('sample.docx', file('sample.docx')), count: 150 },
     'doc 10KB': { input: input('sample.doc', file('sample.doc')), count: 150 },
     'rtf 3KB': { input: input('sample.rtf', file('sample.rtf')), count: 300 },
+    'xls 7KB': { input: input('sample.xls', file('sample.xls')), count: 150 },
+    'ppt 451KB': { input: input('sample.ppt', file('sample.ppt')), count: 100 },
     'xlsx 6KB': { input: input('sample.xlsx', file('sample.xlsx')), count: 150 },
     'xlsx 4,000 rows': { input: input('rows.xlsx', bigWorkbook(textOf(r, vocab, 4000))), count: 30 },
     'pptx 30KB': { input: input('sample.pptx', file('sample.pptx')), count: 150 },

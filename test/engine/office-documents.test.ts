@@ -23,6 +23,8 @@ beforeAll(async () => {
     'letters/sample.odt': fixtureBytes('sample.odt'),
     'letters/old-letter.doc': fixtureBytes('sample.doc'),
     'letters/memo.rtf': fixtureBytes('sample.rtf'),
+    'budget/old-budget.xls': fixtureBytes('sample.xls'),
+    'talks/old-review.ppt': fixtureBytes('sample.ppt'),
     'books/sample.epub': fixtureBytes('sample.epub'),
     'logs/app.log.1.gz': zlib.gzipSync('ERROR quota exceeded on volume7\n'),
     'mail/budget.eml': Buffer.from(
@@ -71,20 +73,29 @@ describe('office documents in a folder source', () => {
     expect(paths('"jacquard cards"')).toEqual([
       'budget/loom-budget.ods',
       'budget/loom-budget.xlsx',
+      'budget/old-budget.xls',
       'mail/budget.eml',
+      'talks/old-review.ppt',
       'talks/review.odp',
       'talks/review.pptx',
     ]);
     expect(paths('expenses')).toEqual([
       'budget/loom-budget.ods',
       'budget/loom-budget.xlsx',
+      'budget/old-budget.xls',
       'mail/budget.eml',
     ]);
-    expect(paths('"speaker note"')).toEqual(['talks/review.odp', 'talks/review.pptx']);
+    expect(paths('"speaker note"')).toEqual([
+      'talks/old-review.ppt',
+      'talks/review.odp',
+      'talks/review.pptx',
+    ]);
     expect(paths('企业级搜索')).toEqual([
       'budget/loom-budget.ods',
       'budget/loom-budget.xlsx',
+      'budget/old-budget.xls',
       'mail/budget.eml',
+      'talks/old-review.ppt',
       'talks/review.odp',
       'talks/review.pptx',
     ]);
@@ -100,12 +111,17 @@ describe('office documents in a folder source', () => {
     expect(paths('title:trawl author:lovelace')).toEqual([
       'books/sample.epub',
       'letters/memo.rtf',
+      'letters/old-letter.doc',
       'letters/sample.odt',
     ]);
   });
 
   it('searches their titles and authors, and shows their text with hits marked', () => {
-    expect(paths('title:quarterly')).toEqual(['budget/loom-budget.ods', 'budget/loom-budget.xlsx']);
+    expect(paths('title:quarterly')).toEqual([
+      'budget/loom-budget.ods',
+      'budget/loom-budget.xlsx',
+      'budget/old-budget.xls',
+    ]);
     expect(paths('author:lovelace ext:pptx')).toEqual(['talks/review.pptx']);
     const res = env.service.search({ query: 'speaker notes', limit: 10 });
     const pptx = res.hits.find((h) => h.path.endsWith('review.pptx'));
@@ -160,7 +176,7 @@ describe('an index from before the office filters', () => {
         .search({ query: 'author:lovelace', limit: 10 })
         .hits.map((h) => h.title)
         .sort();
-      expect(titles).toEqual(['Loom Review', 'Quarterly Loom Budget']);
+      expect(titles).toEqual(['Loom Review', 'Quarterly Loom Budget', 'Trawl Filter Sample']);
       // The crawl after that one finds everything current again.
       old.filtered.length = 0;
       const [again] = await old.service.crawl({ mode: 'incremental' });

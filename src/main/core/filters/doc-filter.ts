@@ -1,14 +1,14 @@
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
+import { oleStreams } from './ole-package.js';
 
 /**
  * Word 97–2003 documents (`.doc`, `.dot`; word-extractor, which reads the OLE compound file and
  * its piece table): the body, then text boxes, footnotes, endnotes, comments, headers and footers.
- * The OLE property streams (title, author) are not read. Encrypted or damaged files are refused
- * as corrupt; only OLE input reaches the library (a DOCX named `.doc` is sniffed as DOCX first).
+ * Title, author, keywords and comments come from the summary properties. Encrypted files are
+ * refused as unsupported, damaged ones as corrupt; only OLE input reaches the library (a DOCX named `.doc` is sniffed as DOCX first).
  */
 
 const DOC_MIME = 'application/msword';
-const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 /** word-extractor loads on the first DOC, not when the filter module loads. */
 async function loadExtractor(): Promise<typeof import('word-extractor').default> {
@@ -26,8 +26,8 @@ export const docFilter: Filter = {
   id: 'doc',
   async extract(input: FilterInput): Promise<FilterOutput> {
     const { bytes } = input;
-    if (bytes.length < 512 || !OLE_MAGIC.every((b, i) => bytes[i] === b))
-      throw new FilterError('corrupt', 'unreadable DOC: not an OLE compound file (Word 97–2003)');
+    // Opening it first refuses what is not OLE, or is encrypted, and gives the summary properties.
+    const ole = await oleStreams(bytes, 'DOC');
     const WordExtractor = await loadExtractor();
     let parts: string[];
     try {
@@ -45,6 +45,6 @@ export const docFilter: Filter = {
     } catch (err) {
       throw new FilterError('corrupt', `unreadable DOC: ${(err as Error)?.message ?? String(err)}`);
     }
-    return { text: parts.filter((p) => p.trim()).join('\n'), mime: DOC_MIME };
+    return { text: parts.filter((p) => p.trim()).join('\n'), ...ole.properties(), mime: DOC_MIME };
   },
 };

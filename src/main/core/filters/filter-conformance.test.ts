@@ -18,6 +18,8 @@ import { FilterError, type Filter, type FilterInput, type FilterOutput } from '.
 import { htmlFilter } from './html-filter.js';
 import { metadataFilter } from './metadata-filter.js';
 import { odfFilter } from './odf-filter.js';
+import { pptFilter } from './ppt-filter.js';
+import { xlsFilter } from './xls-filter.js';
 import { pptxFilter } from './pptx-filter.js';
 import { xlsxFilter } from './xlsx-filter.js';
 import { pdfFilter } from './pdf-filter.js';
@@ -136,6 +138,20 @@ const CASES: ConformanceCase[] = [
     refusesGarbage: true,
     refusesEmpty: true,
     signature: 'PK\x03\x04',
+  })),
+  ...(
+    [
+      [xlsFilter, 'sample.xls'],
+      [pptFilter, 'sample.ppt'],
+    ] as const
+  ).map(([filter, name]) => ({
+    filter,
+    name,
+    sample: () => fixtureBytes(name),
+    word: 'Jacquard',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: '\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1',
   })),
   {
     filter: metadataFilter,

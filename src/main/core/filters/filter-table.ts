@@ -127,6 +127,21 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 20_000,
   },
   {
+    id: 'xls',
+    mimes: ['application/vnd.ms-excel', 'application/msexcel', 'application/x-msexcel'],
+    extensions: ['xls', 'xlt'],
+    maxBytes: 32 * MB,
+    maxMs: 30_000,
+  },
+  {
+    id: 'ppt',
+    mimes: ['application/vnd.ms-powerpoint', 'application/mspowerpoint'],
+    // Not `.pot`: those are gettext templates (text) far more often than PowerPoint ones.
+    extensions: ['ppt', 'pps'],
+    maxBytes: 64 * MB,
+    maxMs: 30_000,
+  },
+  {
     id: 'xlsx',
     mimes: [
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
