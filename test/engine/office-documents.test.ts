@@ -3,6 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureBytes } from '../fixtures/filters/support.js';
+import { buildZip } from '../fixtures/filters/zip-builder.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
 
 /**
@@ -26,6 +27,7 @@ beforeAll(async () => {
     'budget/old-budget.xls': fixtureBytes('sample.xls'),
     'talks/old-review.ppt': fixtureBytes('sample.ppt'),
     'books/sample.epub': fixtureBytes('sample.epub'),
+    'downloads/letters.zip': buildZip([{ name: 'letters/report.docx', data: fixtureBytes('sample.docx') }]),
     'logs/app.log.1.gz': zlib.gzipSync('ERROR quota exceeded on volume7\n'),
     'mail/budget.eml': Buffer.from(
       [
@@ -104,6 +106,9 @@ describe('office documents in a folder source', () => {
     expect(paths('quayside ext:rtf')).toEqual(['letters/memo.rtf']);
     expect(paths('quayside ext:epub')).toEqual(['books/sample.epub']);
     expect(paths('volume7 quota')).toEqual(['logs/app.log.1.gz']);
+    // An archive: by the names inside it, and the text of the document it holds.
+    expect(paths('report.docx ext:zip')).toEqual(['downloads/letters.zip']);
+    expect(paths('"analytical engine weaves" ext:zip')).toEqual(['downloads/letters.zip']);
     // A mail: by its subject, its sender, and the cells of the workbook attached to it.
     expect(paths('title:"budget attached"')).toEqual(['mail/budget.eml']);
     expect(paths('author:ada ext:eml')).toEqual(['mail/budget.eml']);

@@ -8,6 +8,7 @@ import {
   seededBytes,
   within,
 } from '../../../../test/fixtures/filters/support.js';
+import { buildZip } from '../../../../test/fixtures/filters/zip-builder.js';
 import { docFilter } from './doc-filter.js';
 import { docxFilter } from './docx-filter.js';
 import { emailFilter } from './email-filter.js';
@@ -20,6 +21,7 @@ import { metadataFilter } from './metadata-filter.js';
 import { odfFilter } from './odf-filter.js';
 import { pptFilter } from './ppt-filter.js';
 import { xlsFilter } from './xls-filter.js';
+import { zipFilter } from './zip-filter.js';
 import { pptxFilter } from './pptx-filter.js';
 import { xlsxFilter } from './xlsx-filter.js';
 import { pdfFilter } from './pdf-filter.js';
@@ -153,6 +155,19 @@ const CASES: ConformanceCase[] = [
     refusesEmpty: true,
     signature: '\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1',
   })),
+  {
+    filter: zipFilter,
+    name: 'bundle.zip',
+    sample: () =>
+      buildZip([
+        { name: 'notes.txt', data: Buffer.from(TEXT) },
+        { name: 'report.docx', data: fixtureBytes('sample.docx') },
+      ]),
+    word: 'Jacquard',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: 'PK\x03\x04',
+  },
   {
     filter: metadataFilter,
     name: 'picture.png',

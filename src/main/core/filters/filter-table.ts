@@ -113,6 +113,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 60_000,
   },
   {
+    id: 'zip',
+    mimes: ['application/zip', 'application/x-zip-compressed', 'application/x-zip'],
+    extensions: ['zip'],
+    maxBytes: 256 * MB,
+    maxMs: 60_000,
+  },
+  {
     id: 'gzip',
     mimes: ['application/gzip', 'application/x-gzip'],
     extensions: ['gz', 'gzip'],

@@ -1,4 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import zlib from 'node:zlib';
+import iconv from 'iconv-lite';
 import { FilterError } from './filter.js';
 
 /**
@@ -35,6 +37,14 @@ function u64(view: DataView, at: number): number {
   return Number(value);
 }
 
+/**
+ * An entry name: UTF-8 when it is valid UTF-8 (flagged or not: most tools write UTF-8 now),
+ * else CP437, the ZIP specification's default for unflagged names (old Windows archives).
+ */
+function entryName(raw: Uint8Array): string {
+  return isUtf8(raw) ? Buffer.from(raw).toString('utf8') : iconv.decode(Buffer.from(raw), 'cp437');
+}
+
 function findEocd(view: DataView): number {
   const min = Math.max(0, view.byteLength - 22 - 0xffff);
   for (let i = view.byteLength - 22; i >= min; i--) {
@@ -68,7 +78,6 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
   }
   if (dirOffset + dirSize > bytes.length)
     throw corrupt('central directory lies outside the file (truncated?)');
-  const names = new TextDecoder('utf-8');
   const entries: ZipEntry[] = [];
   let p = dirOffset;
   for (let i = 0; i < count; i++) {
@@ -80,7 +89,7 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
     if (p + 46 + nameLength + extraLength > bytes.length)
       throw corrupt(`central directory entry ${i} runs past the end`);
     const entry: ZipEntry = {
-      name: names.decode(bytes.subarray(p + 46, p + 46 + nameLength)),
+      name: entryName(bytes.subarray(p + 46, p + 46 + nameLength)),
       method: view.getUint16(p + 10, true),
       flags: view.getUint16(p + 8, true),
       compressedSize: view.getUint32(p + 20, true),
