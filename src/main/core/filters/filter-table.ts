@@ -116,7 +116,8 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     id: 'zip',
     mimes: ['application/zip', 'application/x-zip-compressed', 'application/x-zip'],
     extensions: ['zip'],
-    maxBytes: 256 * MB,
+    // Read whole into memory (and sent to a worker): bigger archives are indexed by name.
+    maxBytes: 64 * MB,
     maxMs: 60_000,
   },
   {
