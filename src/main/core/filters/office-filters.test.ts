@@ -164,6 +164,26 @@ describe('xlsx filter', () => {
     expect(out.text).not.toMatch(/secret|ルビ/);
   });
 
+  it('shows numbers in date and time formats as ISO dates, in either date system', async () => {
+    const styles = `<styleSheet xmlns="${SHEET_NS}"><numFmts><numFmt numFmtId="164" formatCode="yyyy\\-mm\\-dd hh:mm"/><numFmt numFmtId="165" formatCode="0.00&quot;d&quot;"/><numFmt numFmtId="166" formatCode="[Red]0.00"/><numFmt numFmtId="167" formatCode="h:mm"/></numFmts><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="167"/></cellXfs></styleSheet>`;
+    const rows =
+      '<row><c s="1"><v>45366</v></c><c s="2"><v>45366.3958333333</v></c><c s="3"><v>2.5</v></c><c s="4"><v>-3</v></c><c s="5"><v>0.75</v></c><c><v>45366</v></c></row>';
+    const book = (pr: string) =>
+      pkg({
+        'xl/workbook.xml': `<workbook xmlns="${SHEET_NS}" xmlns:r="${REL}">${pr}<sheets><sheet name="D" r:id="r1"/></sheets></workbook>`,
+        'xl/_rels/workbook.xml.rels': rels([
+          ['r1', `${REL}/worksheet`, 'worksheets/sheet1.xml'],
+          ['r2', `${REL}/styles`, 'styles.xml'],
+        ]),
+        'xl/worksheets/sheet1.xml': sheet(rows),
+        'xl/styles.xml': styles,
+      });
+    const out = await extractInProcess(inputOf('dates.xlsx', book('')));
+    expect(out.text).toBe('D\n2024-03-15 2024-03-15 09:30 2.5 -3 18:00 45366');
+    const mac = await extractInProcess(inputOf('mac.xlsx', book('<workbookPr date1904="1"/>')));
+    expect(mac.text.split('\n')[1].split(' ')[0]).toBe('2028-03-16');
+  });
+
   it('orders sheets as the workbook lists them, not by part name, and works without shared strings', async () => {
     const out = await xlsxFilter.extract(
       inputOf(

@@ -12,7 +12,8 @@ import {
 /**
  * XLSX (SpreadsheetML): every worksheet in workbook order, as its name on a line and then one line
  * per row with the cells' values (shared and inline strings, numbers, booleans and formula results
- * as stored — formulas themselves are not text), plus the core properties. Phonetic guides
+ * as stored — formulas themselves are not text; numbers in a date or time format as ISO 8601
+ * dates, `2024-03-15` or `2024-03-15 09:30`), plus the core properties. Phonetic guides
  * (`rPh`) are left out.
  */
 
@@ -50,9 +51,65 @@ function sharedStrings(xml: string | undefined): string[] {
 }
 
 /** One worksheet's cell values, a line per row, cells separated by tabs. */
-function sheetText(xml: string, strings: readonly string[], lines: string[]): void {
+/** How numbers are shown: which cell styles are dates, and the workbook's date system. */
+interface NumberStyles {
+  /** Indexes into `cellXfs` whose number format is a date or time. */
+  dateStyles: ReadonlySet<number>;
+  /** The 1904 date system (old Mac workbooks): serial 0 is 1904-01-01, not 1899-12-30. */
+  date1904: boolean;
+}
+
+/** Built-in number formats that are dates or times (ECMA-376 18.8.30, with the CJK ones). */
+const BUILTIN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54,
+  55, 56, 57, 58,
+]);
+
+/** Whether a custom format code shows a date or time (quoted text, escapes and [..] left out). */
+function isDateFormat(code: string): boolean {
+  const bare = code.replace(/"[^"]*"|\\.|\[[^\]]*\]/g, '');
+  return !/^general$/i.test(bare.trim()) && /[dmyhs]/i.test(bare.replace(/[eE][+-]/g, ''));
+}
+
+function numberStyles(styles: string | undefined, workbook: string | undefined): NumberStyles {
+  const dateStyles = new Set<number>();
+  const date1904 = /<(?:\w+:)?workbookPr\b[^>]*\bdate1904="(?:1|true)"/.test(workbook ?? '');
+  if (styles === undefined) return { dateStyles, date1904 };
+  const custom = new Map<number, boolean>();
+  let inCellXfs = false;
+  let xf = 0;
+  walkXml(styles, {
+    open(local, attrs) {
+      if (local === 'numfmt') custom.set(Number(attrs.numfmtid), isDateFormat(attrs.formatcode ?? ''));
+      else if (local === 'cellxfs') inCellXfs = true;
+      else if (local === 'xf' && inCellXfs) {
+        const id = Number(attrs.numfmtid ?? 0);
+        if (custom.get(id) ?? BUILTIN_DATE_FORMATS.has(id)) dateStyles.add(xf);
+        xf++;
+      }
+    },
+    close(local) {
+      if (local === 'cellxfs') inCellXfs = false;
+    },
+  });
+  return { dateStyles, date1904 };
+}
+
+/** A date serial as ISO 8601: the date, and the time of day when it has one. */
+function serialDate(raw: string, date1904: boolean): string {
+  const serial = Number(raw);
+  if (!Number.isFinite(serial) || serial < 0 || serial > 2958465) return raw; // past 9999-12-31
+  const epoch = date1904 ? Date.UTC(1904, 0, 1) : Date.UTC(1899, 11, 30);
+  const ms = Math.round(serial * 86_400_000);
+  const iso = new Date(epoch + ms).toISOString();
+  if (serial >= 1 && ms % 86_400_000 === 0) return iso.slice(0, 10);
+  return serial < 1 ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}
+
+function sheetText(xml: string, strings: readonly string[], lines: string[], numbers: NumberStyles): void {
   let row: string[] = [];
   let type = '';
+  let style = 0;
   let value: string[] | null = null; // collecting <v> or inline <t>
   let inInline = false;
   let phonetic = 0;
@@ -70,6 +127,7 @@ function sheetText(xml: string, strings: readonly string[], lines: string[]): vo
           break;
         case 'c':
           type = attrs.t ?? '';
+          style = Number(attrs.s ?? 0);
           cellParts = [];
           break;
         case 'is':
@@ -100,6 +158,8 @@ function sheetText(xml: string, strings: readonly string[], lines: string[]): vo
             const i = Number(raw);
             cellParts.push(Number.isInteger(i) && i >= 0 && i < strings.length ? strings[i] : '');
           } else if (local === 'v' && type === 'b') cellParts.push(raw === '1' ? 'TRUE' : 'FALSE');
+          else if (local === 'v' && (type === '' || type === 'n') && numbers.dateStyles.has(style))
+            cellParts.push(serialDate(raw, numbers.date1904));
           else cellParts.push(raw);
           break;
         }
@@ -146,15 +206,18 @@ function extractXlsx(input: FilterInput): FilterOutput {
   const pkg = new OfficePackage(input.bytes, 'XLSX');
   const sheets = worksheets(pkg);
   let strings: string[] = [];
+  let styles: string | undefined;
   for (const r of relationships(pkg, 'xl/workbook.xml').values()) {
     if (r.type.endsWith('/sharedStrings')) strings = sharedStrings(pkg.text(r.target));
+    else if (r.type.endsWith('/styles')) styles = pkg.text(r.target);
   }
+  const numbers = numberStyles(styles, pkg.text('xl/workbook.xml'));
   const lines: string[] = [];
   for (const { name, part } of sheets) {
     const xml = pkg.text(part);
     if (xml === undefined) continue;
     if (name.trim()) lines.push(name);
-    sheetText(xml, strings, lines);
+    sheetText(xml, strings, lines, numbers);
   }
   const props = optionalProperties(() => ooxmlCoreProperties(pkg));
   return { text: lines.join('\n'), ...props, mime: XLSX_MIME };
