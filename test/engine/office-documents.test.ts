@@ -3,6 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureBytes } from '../fixtures/filters/support.js';
+import { outlookMessage } from '../fixtures/filters/msg-builder.js';
 import { buildZip } from '../fixtures/filters/zip-builder.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
 
@@ -27,6 +28,7 @@ beforeAll(async () => {
     'budget/old-budget.xls': fixtureBytes('sample.xls'),
     'talks/old-review.ppt': fixtureBytes('sample.ppt'),
     'books/sample.epub': fixtureBytes('sample.epub'),
+    'mail/outlook.msg': outlookMessage(),
     'downloads/letters.zip': buildZip([{ name: 'letters/report.docx', data: fixtureBytes('sample.docx') }]),
     'logs/app.log.1.gz': zlib.gzipSync('ERROR quota exceeded on volume7\n'),
     'mail/budget.eml': Buffer.from(
@@ -77,6 +79,7 @@ describe('office documents in a folder source', () => {
       'budget/loom-budget.xlsx',
       'budget/old-budget.xls',
       'mail/budget.eml',
+      'mail/outlook.msg',
       'talks/old-review.ppt',
       'talks/review.odp',
       'talks/review.pptx',
@@ -86,6 +89,7 @@ describe('office documents in a folder source', () => {
       'budget/loom-budget.xlsx',
       'budget/old-budget.xls',
       'mail/budget.eml',
+      'mail/outlook.msg',
     ]);
     expect(paths('"speaker note"')).toEqual([
       'talks/old-review.ppt',
@@ -97,6 +101,7 @@ describe('office documents in a folder source', () => {
       'budget/loom-budget.xlsx',
       'budget/old-budget.xls',
       'mail/budget.eml',
+      'mail/outlook.msg',
       'talks/old-review.ppt',
       'talks/review.odp',
       'talks/review.pptx',
@@ -113,6 +118,7 @@ describe('office documents in a folder source', () => {
     expect(paths('title:"budget attached"')).toEqual(['mail/budget.eml']);
     expect(paths('author:ada ext:eml')).toEqual(['mail/budget.eml']);
     expect(paths('expenses ext:eml')).toEqual(['mail/budget.eml']);
+    expect(paths('babbage ext:msg')).toEqual(['mail/outlook.msg']);
     expect(paths('title:trawl author:lovelace')).toEqual([
       'books/sample.epub',
       'letters/memo.rtf',

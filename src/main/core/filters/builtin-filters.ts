@@ -34,6 +34,7 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   odf: once(async () => (await import('./odf-filter.js')).odfFilter),
   epub: once(async () => (await import('./epub-filter.js')).epubFilter),
   email: once(async () => (await import('./email-filter.js')).emailFilter),
+  msg: once(async () => (await import('./msg-filter.js')).msgFilter),
   zip: once(async () => (await import('./zip-filter.js')).zipFilter),
   gzip: once(async () => (await import('./gzip-filter.js')).gzipFilter),
   metadata: once(async () => (await import('./metadata-filter.js')).metadataFilter),

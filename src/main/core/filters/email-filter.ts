@@ -19,7 +19,7 @@ const MAX_GARBAGE = 0.05;
 /** Attachments whose text is read, at most. */
 const MAX_ATTACHMENTS = 20;
 /** Filters an attachment is not read with (a mail inside a mail is inlined by the parser). */
-const NOT_FOR_ATTACHMENTS = new Set([METADATA_FILTER_ID, 'email']);
+const NOT_FOR_ATTACHMENTS = new Set([METADATA_FILTER_ID, 'email', 'msg']);
 
 interface Mailbox {
   name?: string;
@@ -49,7 +49,12 @@ async function loadParser(): Promise<typeof import('postal-mime').default> {
 }
 
 /** The text of one attachment, or '' when no filter reads it or it cannot be read. */
-async function attachmentText(name: string, mime: string, bytes: Uint8Array, url: string): Promise<string> {
+export async function attachmentText(
+  name: string,
+  mime: string,
+  bytes: Uint8Array,
+  url: string,
+): Promise<string> {
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
   const spec = pickFilter(ext, mime, bytes.subarray(0, SNIFF_BYTES));

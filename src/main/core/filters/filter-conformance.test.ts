@@ -22,6 +22,8 @@ import { odfFilter } from './odf-filter.js';
 import { pptFilter } from './ppt-filter.js';
 import { xlsFilter } from './xls-filter.js';
 import { zipFilter } from './zip-filter.js';
+import { msgFilter } from './msg-filter.js';
+import { outlookMessage } from '../../../../test/fixtures/filters/msg-builder.js';
 import { pptxFilter } from './pptx-filter.js';
 import { xlsxFilter } from './xlsx-filter.js';
 import { pdfFilter } from './pdf-filter.js';
@@ -155,6 +157,15 @@ const CASES: ConformanceCase[] = [
     refusesEmpty: true,
     signature: '\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1',
   })),
+  {
+    filter: msgFilter,
+    name: 'budget.msg',
+    sample: outlookMessage,
+    word: 'Jacquard',
+    refusesGarbage: true,
+    refusesEmpty: true,
+    signature: '\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1',
+  },
   {
     filter: zipFilter,
     name: 'bundle.zip',

@@ -113,6 +113,13 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 60_000,
   },
   {
+    id: 'msg',
+    mimes: ['application/vnd.ms-outlook'],
+    extensions: ['msg'],
+    maxBytes: 64 * MB,
+    maxMs: 60_000,
+  },
+  {
     id: 'zip',
     mimes: ['application/zip', 'application/x-zip-compressed', 'application/x-zip'],
     extensions: ['zip'],
@@ -237,8 +244,9 @@ export function pickFilter(
   const e = ext.toLowerCase().replace(/^\./, '');
   if (e) {
     const spec = table.find((s) => s.extensions.includes(e));
-    // Old archives hold plenty of "Word" files that are HTML or plain text under a .doc name.
-    if (spec?.id === 'doc' && head && head.length > 0 && !startsWithBytes(head, OLE_MAGIC)) {
+    // Old archives hold plenty of "Word" files that are HTML or plain text under a .doc name, and
+    // .msg is also the extension of Tcl and other message catalogs (text).
+    if (spec && OLE_FORMATS.has(spec.id) && head && head.length > 0 && !startsWithBytes(head, OLE_MAGIC)) {
       const sniffed = sniffTextual(head);
       if (sniffed) return byId(sniffed);
     }
@@ -267,6 +275,8 @@ const ODF_SIGNATURE = 'application/vnd.oasis.opendocument.';
 const EPUB_SIGNATURE = 'application/epub+zip';
 const GZIP_MAGIC = [0x1f, 0x8b, 0x08];
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+/** Filters of OLE compound files: a file under their extensions without the signature is sniffed. */
+const OLE_FORMATS = new Set(['doc', 'xls', 'ppt', 'msg']);
 const RTF_MAGIC = [0x7b, 0x5c, 0x72, 0x74, 0x66]; // {\rtf
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {

@@ -155,19 +155,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE documents ADD COLUMN text_at_source INTEGER NOT NULL DEFAULT 0;
   `,
-  // 6: mail (.eml, read as raw text before), ZIP, gzip, EPUB, RTF, Office 97-2003 (DOC, XLS, PPT),
+  // 6: mail (.eml, read as raw text before; Outlook .msg), ZIP, gzip, EPUB, RTF, Office 97-2003 (DOC, XLS, PPT),
   // XLSX, PPTX and OpenDocument files have filters now, and Graphviz .dot/.gv files are read as text. Those
   // indexed before lose what the next crawl compares against — ctime, content hash, HTTP
   // validators — so it reads and indexes them again; nothing else is re-read.
   `
   UPDATE documents SET ctime = -1, content_hash = NULL, etag = NULL, last_modified = NULL
-  WHERE lower(ext) IN ('eml', 'zip', 'gz', 'gzip', 'epub', 'rtf', 'doc', 'xls', 'xlt', 'ppt', 'pps',
+  WHERE lower(ext) IN ('eml', 'msg', 'zip', 'gz', 'gzip', 'epub', 'rtf', 'doc', 'xls', 'xlt', 'ppt', 'pps',
                        'dot', 'gv', 'xlsx', 'xlsm', 'xltx', 'pptx', 'pptm', 'ppsx', 'potx',
                        'odt', 'ott', 'ods', 'ots', 'odp', 'otp', 'odg', 'otg')
      OR mime LIKE 'application/vnd.oasis.opendocument.%'
      OR mime LIKE 'application/vnd.openxmlformats-officedocument.spreadsheetml.%'
      OR mime LIKE 'application/vnd.openxmlformats-officedocument.presentationml.%'
-     OR mime IN ('message/rfc822', 'application/zip', 'application/gzip', 'application/x-gzip',
+     OR mime IN ('message/rfc822', 'application/vnd.ms-outlook', 'application/zip', 'application/gzip', 'application/x-gzip',
                  'application/epub+zip', 'application/rtf', 'text/rtf', 'application/msword',
                  'application/vnd.ms-excel', 'application/vnd.ms-powerpoint',
                  'application/vnd.ms-excel.sheet.macroenabled.12',
