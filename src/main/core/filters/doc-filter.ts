@@ -43,7 +43,10 @@ export const docFilter: Filter = {
         doc.getHeaders({ includeFooters: true }),
       ];
     } catch (err) {
-      throw new FilterError('corrupt', `unreadable DOC: ${(err as Error)?.message ?? String(err)}`);
+      // word-extractor trips over damaged files with whatever it met: say what that means.
+      const internal = err instanceof TypeError || err instanceof RangeError;
+      const why = internal ? 'damaged or truncated document' : ((err as Error)?.message ?? String(err));
+      throw new FilterError('corrupt', `unreadable DOC: ${why}`);
     }
     return { text: parts.filter((p) => p.trim()).join('\n'), ...ole.properties(), mime: DOC_MIME };
   },
