@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FilterInput } from '../src/main/core/filters/filter.js';
 import { createFilterRunner, extractInProcess } from '../src/main/core/filters/filter-runner.js';
+import { outlookMessage } from '../test/fixtures/filters/msg-builder.js';
 import { buildZip } from '../test/fixtures/filters/zip-builder.js';
 import { rng, textOf, vocabulary } from './corpus.js';
 
@@ -73,6 +74,17 @@ function inputs(): Record<string, { input: FilterInput; count: number }> {
     'odt 8KB': { input: input('sample.odt', file('sample.odt')), count: 150 },
     'epub 3KB': { input: input('sample.epub', file('sample.epub')), count: 150 },
     'text 25KB gzipped': { input: input('a.txt.gz', zlib.gzipSync(text)), count: 300 },
+    'msg with an XLSX attached': { input: input('budget.msg', outlookMessage()), count: 150 },
+    'zip of DOCX + XLSX': {
+      input: input(
+        'bundle.zip',
+        buildZip([
+          { name: 'a.docx', data: file('sample.docx') },
+          { name: 'b.xlsx', data: file('sample.xlsx') },
+        ]),
+      ),
+      count: 100,
+    },
   };
 }
 

@@ -119,6 +119,39 @@ describe('Office 97–2003 filters', () => {
     );
   });
 
+  it('shows numbers in date formats (built-in, custom) as ISO dates, in either date system', async () => {
+    const book = (date1904: boolean) => {
+      const xf = (ifmt: number) => rec(0x00e0, Buffer.concat([u16(0, ifmt), Buffer.alloc(16)]));
+      const fmt = Buffer.concat([u16(164), u16(16), Buffer.from([0]), Buffer.from('yyyy-mm-dd hh:mm')]);
+      const globals = Buffer.concat([
+        bof(0x0005),
+        rec(0x0022, u16(date1904 ? 1 : 0)),
+        rec(0x041e, fmt),
+        xf(0),
+        xf(14),
+        xf(164),
+      ]);
+      const name = Buffer.concat([Buffer.from([1, 0]), Buffer.from('D')]);
+      const offset = globals.length + 4 + 6 + name.length + 4;
+      const number = (col: number, ixfe: number, v: number) =>
+        rec(0x0203, Buffer.concat([u16(0, col, ixfe), f64(v)]));
+      return Buffer.concat([
+        globals,
+        rec(0x0085, Buffer.concat([u32(offset), u16(0), name])),
+        rec(0x000a, Buffer.alloc(0)),
+        bof(0x0010),
+        number(0, 1, 45366),
+        number(1, 2, 45366.5),
+        number(2, 0, 45366),
+        rec(0x000a, Buffer.alloc(0)),
+      ]);
+    };
+    const out = await extractInProcess(inputOf('dates.xls', compound({ Workbook: book(false) })));
+    expect(out.text).toBe('D\n2024-03-15 2024-03-15 12:00 45366');
+    const mac = await extractInProcess(inputOf('mac.xls', compound({ Workbook: book(true) })));
+    expect(mac.text).toBe('D\n2028-03-16 2028-03-16 12:00 45366');
+  });
+
   it('refuses a workbook with a password, a compound file without a workbook, and what is not OLE', async () => {
     const locked = compound({ Workbook: workbook({ encrypted: true }) });
     expect(

@@ -2,11 +2,13 @@ import iconv from 'iconv-lite';
 import type { Filter, FilterInput, FilterOutput } from './filter.js';
 import { FilterError } from './filter.js';
 import { oleStreams } from './ole-package.js';
+import { BUILTIN_DATE_FORMATS, isDateFormat, serialDate } from './spreadsheet-dates.js';
 
 /**
  * Excel 97–2003 (`.xls`, BIFF8; BIFF5 `Book` streams too): every worksheet in workbook order, as
  * its name on a line and then one line per row with the cells' values — shared strings, inline
- * labels, numbers, booleans and formula results (MS-XLS 2.4). Formulas themselves are not text.
+ * labels, numbers (in a date or time format as ISO 8601 dates), booleans and formula results
+ * (MS-XLS 2.4). Formulas themselves are not text.
  * A workbook with a password (FILEPASS) is refused as unsupported.
  */
 
@@ -16,6 +18,9 @@ const BOF = 0x0809;
 const EOF = 0x000a;
 const FILEPASS = 0x002f;
 const CODEPAGE = 0x0042;
+const DATEMODE = 0x0022;
+const FORMAT = 0x041e;
+const XF = 0x00e0;
 const BOUNDSHEET = 0x0085;
 const SST = 0x00fc;
 const CONTINUE = 0x003c;
@@ -171,8 +176,18 @@ async function extractXls(input: FilterInput): Promise<FilterOutput> {
   let codepage = 'cp1252';
   let strings: string[] = [];
   const sheetNames = new Map<number, string>();
+  const customFormats = new Map<number, boolean>(); // FORMAT: ifmt → is a date
+  const xfFormats: number[] = []; // XF index → ifmt
+  let date1904 = false;
   for (let i = 0; i < recs.length; i++) {
     const r = recs[i];
+    if (r.type === DATEMODE && r.data.length >= 2) date1904 = r.data.readUInt16LE(0) === 1;
+    else if (r.type === FORMAT && r.data.length >= 4) {
+      const code = biff8
+        ? cellString(r.data, 2, true, codepage)
+        : iconv.decode(r.data.subarray(3, 3 + r.data[2]), codepage);
+      customFormats.set(r.data.readUInt16LE(0), isDateFormat(code));
+    } else if (r.type === XF && r.data.length >= 4) xfFormats.push(r.data.readUInt16LE(2));
     if (r.type === FILEPASS)
       throw new FilterError('unsupported', 'XLS workbook is encrypted (password-protected)');
     if (r.type === CODEPAGE && r.data.length >= 2) {
@@ -190,6 +205,12 @@ async function extractXls(input: FilterInput): Promise<FilterOutput> {
     }
   }
 
+  /** A number as its cell's format shows it: an ISO date for date formats, else the number. */
+  const shown = (ixfe: number, v: number): string => {
+    const ifmt = xfFormats[ixfe];
+    const date = ifmt !== undefined && (customFormats.get(ifmt) ?? BUILTIN_DATE_FORMATS.has(ifmt));
+    return date && Number.isFinite(v) ? serialDate(String(v), date1904) : num(v);
+  };
   const lines: string[] = [];
   let cells: Map<number, Map<number, string>> | null = null;
   let pendingFormula: { row: number; col: number } | null = null;
@@ -245,21 +266,21 @@ async function extractXls(input: FilterInput): Promise<FilterOutput> {
         put(row, col, cellString(d, 6, biff8, codepage));
         break;
       case NUMBER:
-        if (d.length >= 14) put(row, col, num(d.readDoubleLE(6)));
+        if (d.length >= 14) put(row, col, shown(d.readUInt16LE(4), d.readDoubleLE(6)));
         break;
       case RK:
-        if (d.length >= 10) put(row, col, num(rkValue(d.readUInt32LE(6))));
+        if (d.length >= 10) put(row, col, shown(d.readUInt16LE(4), rkValue(d.readUInt32LE(6))));
         break;
       case MULRK:
         for (let p = 4, c = col; p + 6 <= d.length - 2; p += 6, c++)
-          put(row, c, num(rkValue(d.readUInt32LE(p + 2))));
+          put(row, c, shown(d.readUInt16LE(p), rkValue(d.readUInt32LE(p + 2))));
         break;
       case BOOLERR:
         if (d.length >= 8 && d[7] === 0) put(row, col, d[6] ? 'TRUE' : 'FALSE');
         break;
       case FORMULA:
         if (d.length < 14) break;
-        if (d.readUInt16LE(12) !== 0xffff) put(row, col, num(d.readDoubleLE(6)));
+        if (d.readUInt16LE(12) !== 0xffff) put(row, col, shown(d.readUInt16LE(4), d.readDoubleLE(6)));
         else if (d[6] === 0) pendingFormula = { row, col };
         else if (d[6] === 1) put(row, col, d[8] ? 'TRUE' : 'FALSE');
         break;
