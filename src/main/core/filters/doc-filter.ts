@@ -1,4 +1,4 @@
-import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
+import { loadLibrary, unreadable, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import { oleStreams } from './ole-package.js';
 
 /**
@@ -11,16 +11,7 @@ import { oleStreams } from './ole-package.js';
 const DOC_MIME = 'application/msword';
 
 /** word-extractor loads on the first DOC, not when the filter module loads. */
-async function loadExtractor(): Promise<typeof import('word-extractor').default> {
-  try {
-    return (await import('word-extractor')).default;
-  } catch (err) {
-    throw new FilterError(
-      'unsupported',
-      `DOC support unavailable: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
-}
+const loadExtractor = () => loadLibrary('DOC support', async () => (await import('word-extractor')).default);
 
 export const docFilter: Filter = {
   id: 'doc',
@@ -43,10 +34,7 @@ export const docFilter: Filter = {
         doc.getHeaders({ includeFooters: true }),
       ];
     } catch (err) {
-      // word-extractor trips over damaged files with whatever it met: say what that means.
-      const internal = err instanceof TypeError || err instanceof RangeError;
-      const why = internal ? 'damaged or truncated document' : ((err as Error)?.message ?? String(err));
-      throw new FilterError('corrupt', `unreadable DOC: ${why}`);
+      throw unreadable('DOC', err);
     }
     return { text: parts.filter((p) => p.trim()).join('\n'), ...ole.properties(), mime: DOC_MIME };
   },

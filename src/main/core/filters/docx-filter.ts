@@ -1,4 +1,4 @@
-import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
+import { loadLibrary, unreadable, type Filter, type FilterInput, type FilterOutput } from './filter.js';
 import {
   OFFICE_MAX_UNCOMPRESSED,
   OFFICE_MAX_XML,
@@ -21,16 +21,7 @@ export const DOCX_MAX_XML = OFFICE_MAX_XML;
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** mammoth (with JSZip) loads on the first DOCX, not when the filter module loads. */
-async function loadMammoth(): Promise<typeof import('mammoth')> {
-  try {
-    return (await import('mammoth')).default;
-  } catch (err) {
-    throw new FilterError(
-      'unsupported',
-      `DOCX support unavailable: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
-}
+const loadMammoth = () => loadLibrary('DOCX support', async () => (await import('mammoth')).default);
 
 export const docxFilter: Filter = {
   id: 'docx',
@@ -44,7 +35,7 @@ export const docxFilter: Filter = {
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       text = (await mammoth.extractRawText({ buffer })).value;
     } catch (err) {
-      throw new FilterError('corrupt', `unreadable DOCX: ${(err as Error)?.message ?? String(err)}`);
+      throw unreadable('DOCX', err);
     }
     const props = optionalProperties(() => ooxmlCoreProperties(pkg));
     return { text, ...props, mime: DOCX_MIME };

@@ -1,7 +1,13 @@
-import { BUILTIN_FILTERS } from './builtin-filters.js';
-import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
-import { METADATA_FILTER_ID, pickFilter, SNIFF_BYTES } from './filter-table.js';
+import {
+  FilterError,
+  loadLibrary,
+  unreadable,
+  type Filter,
+  type FilterInput,
+  type FilterOutput,
+} from './filter.js';
 import { htmlFilter } from './html-filter.js';
+import { messageText, person } from './mail-text.js';
 import { garbageRatio } from './text-decoding.js';
 
 /**
@@ -16,11 +22,6 @@ import { garbageRatio } from './text-decoding.js';
 const EMAIL_MIME = 'message/rfc822';
 /** Above this share of control or undecodable characters, a body is not text. */
 const MAX_GARBAGE = 0.05;
-/** Attachments whose text is read, at most. */
-const MAX_ATTACHMENTS = 20;
-/** Filters an attachment is not read with (a mail inside a mail is inlined by the parser). */
-const NOT_FOR_ATTACHMENTS = new Set([METADATA_FILTER_ID, 'email', 'msg']);
-
 interface Mailbox {
   name?: string;
   address?: string;
@@ -30,43 +31,13 @@ interface Mailbox {
 function mailbox(a: Mailbox | undefined): string {
   if (!a) return '';
   if (a.group) return `${a.name ?? ''}: ${a.group.map(mailbox).join(', ')}`.trim();
-  if (a.name && a.address) return `${a.name} <${a.address}>`;
-  return a.name || a.address || '';
+  return person(a.name, a.address);
 }
 
 const mailboxes = (list: Mailbox[] | undefined): string =>
   (list ?? []).map(mailbox).filter(Boolean).join(', ');
 
-async function loadParser(): Promise<typeof import('postal-mime').default> {
-  try {
-    return (await import('postal-mime')).default;
-  } catch (err) {
-    throw new FilterError(
-      'unsupported',
-      `mail support unavailable: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
-}
-
-/** The text of one attachment, or '' when no filter reads it or it cannot be read. */
-export async function attachmentText(
-  name: string,
-  mime: string,
-  bytes: Uint8Array,
-  url: string,
-): Promise<string> {
-  const dot = name.lastIndexOf('.');
-  const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
-  const spec = pickFilter(ext, mime, bytes.subarray(0, SNIFF_BYTES));
-  if (NOT_FOR_ATTACHMENTS.has(spec.id) || bytes.length > spec.maxBytes) return '';
-  const load = BUILTIN_FILTERS[spec.id];
-  if (!load) return '';
-  try {
-    return (await (await load()).extract({ bytes, name, ext, url })).text;
-  } catch {
-    return '';
-  }
-}
+const loadParser = () => loadLibrary('mail support', async () => (await import('postal-mime')).default);
 
 export const emailFilter: Filter = {
   id: 'email',
@@ -82,17 +53,8 @@ export const emailFilter: Filter = {
     try {
       email = await PostalMime.parse(bytes, { attachmentEncoding: 'arraybuffer' });
     } catch (err) {
-      throw new FilterError('corrupt', `unreadable mail: ${(err as Error)?.message ?? String(err)}`);
+      throw unreadable('mail', err);
     }
-    const lines: string[] = [];
-    const field = (label: string, value: string | undefined) => {
-      if (value && value.trim()) lines.push(`${label}: ${value.trim()}`);
-    };
-    field('From', mailbox(email.from as Mailbox | undefined));
-    field('To', mailboxes(email.to as Mailbox[] | undefined));
-    field('Cc', mailboxes(email.cc as Mailbox[] | undefined));
-    field('Date', email.date);
-    field('Subject', email.subject);
     let body = email.text ?? '';
     const garbage = garbageRatio(body);
     if (garbage > MAX_GARBAGE)
@@ -109,18 +71,26 @@ export const emailFilter: Filter = {
         charset: 'utf-8',
       }).text;
     }
-    const parts = [lines.join('\n'), body];
     const attachments = email.attachments.filter((a) => !a.related);
-    const names = attachments.map((a) => a.filename).filter((n): n is string => !!n);
-    if (names.length > 0) parts.push(`Attachments: ${names.join(', ')}`);
-    for (const a of attachments.slice(0, MAX_ATTACHMENTS)) {
-      if (!(a.content instanceof ArrayBuffer)) continue;
-      const text = await attachmentText(a.filename ?? '', a.mimeType, new Uint8Array(a.content), input.url);
-      if (text.trim()) parts.push(text);
-    }
+    const text = await messageText(
+      {
+        from: mailbox(email.from as Mailbox | undefined),
+        to: mailboxes(email.to as Mailbox[] | undefined),
+        cc: mailboxes(email.cc as Mailbox[] | undefined),
+        date: email.date,
+        subject: email.subject,
+        body,
+        attachments: attachments.map((a) => ({
+          name: a.filename ?? '',
+          mime: a.mimeType,
+          bytes: () => (a.content instanceof ArrayBuffer ? new Uint8Array(a.content) : undefined),
+        })),
+      },
+      input.url,
+    );
     const from = email.from as Mailbox | undefined;
     return {
-      text: parts.filter((p) => p.trim()).join('\n\n'),
+      text,
       title: email.subject?.trim() || undefined,
       author: (from && (from.name || from.address)) || undefined,
       mime: EMAIL_MIME,

@@ -70,3 +70,27 @@ export class FilterError extends Error {
     this.name = 'FilterError';
   }
 }
+
+/**
+ * Loads a filter's library on first use (not when the filter module loads); a library that
+ * cannot load fails the item as unsupported, naming `what` (`"DOCX support"`).
+ */
+export async function loadLibrary<T>(what: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    throw new FilterError('unsupported', `${what} unavailable: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/**
+ * The FilterError for a format library that failed on an item: its own message, or — when it
+ * tripped over damaged input with a TypeError or RangeError ("Cannot read properties of
+ * undefined") — what that means, so the crawl log reads as a sentence.
+ */
+export function unreadable(label: string, err: unknown): FilterError {
+  if (err instanceof FilterError) return err;
+  const internal = err instanceof TypeError || err instanceof RangeError;
+  const why = internal ? 'damaged or truncated file' : ((err as Error)?.message ?? String(err));
+  return new FilterError('corrupt', `unreadable ${label}: ${why}`);
+}

@@ -1,5 +1,12 @@
-import { attachmentText } from './email-filter.js';
-import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
+import {
+  FilterError,
+  loadLibrary,
+  unreadable,
+  type Filter,
+  type FilterInput,
+  type FilterOutput,
+} from './filter.js';
+import { messageText, person } from './mail-text.js';
 import { isOle } from './ole-package.js';
 
 /**
@@ -11,21 +18,14 @@ import { isOle } from './ole-package.js';
  */
 
 const MSG_MIME = 'application/vnd.ms-outlook';
-const MAX_ATTACHMENTS = 20;
 
-async function loadReader(): Promise<typeof import('@kenjiuno/msgreader').default> {
-  try {
+const loadReader = () =>
+  loadLibrary('Outlook message support', async () => {
     const mod = await import('@kenjiuno/msgreader');
     // CommonJS with an ES default: the class is `default`, or `default.default` through interop.
     const d = mod.default as unknown as { default?: typeof mod.default };
     return d.default ?? mod.default;
-  } catch (err) {
-    throw new FilterError(
-      'unsupported',
-      `Outlook message support unavailable: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
-}
+  });
 
 export const msgFilter: Filter = {
   id: 'msg',
@@ -40,21 +40,9 @@ export const msgFilter: Filter = {
       reader = new MsgReader(view);
       data = reader.getFileData();
     } catch (err) {
-      const internal = err instanceof TypeError || err instanceof RangeError;
-      throw new FilterError(
-        'corrupt',
-        `unreadable Outlook message: ${internal ? 'damaged or truncated' : (err as Error).message}`,
-      );
+      throw unreadable('Outlook message', err);
     }
     if (data.error) throw new FilterError('corrupt', `unreadable Outlook message: ${data.error}`);
-    const person = (name?: string, address?: string) =>
-      name && address && name !== address ? `${name} <${address}>` : name || address || '';
-    const lines: string[] = [];
-    const field = (label: string, value: string | undefined) => {
-      if (value && value.trim()) lines.push(`${label}: ${value.trim()}`);
-    };
-    const sender = person(data.senderName, data.senderSmtpAddress ?? data.senderEmail);
-    field('From', sender);
     const recipients = data.recipients ?? [];
     const to = (type: string) =>
       recipients
@@ -62,25 +50,26 @@ export const msgFilter: Filter = {
         .map((r) => person(r.name, r.smtpAddress ?? r.email))
         .filter(Boolean)
         .join(', ');
-    field('To', to('to'));
-    field('Cc', to('cc'));
-    field('Date', data.clientSubmitTime ?? data.messageDeliveryTime);
-    field('Subject', data.subject);
-    const parts = [lines.join('\n'), data.body ?? ''];
-    const attachments = (data.attachments ?? []).filter((a) => !a.innerMsgContent);
-    const names = attachments.map((a) => a.fileName ?? a.name).filter((n): n is string => !!n);
-    if (names.length > 0) parts.push(`Attachments: ${names.join(', ')}`);
-    for (const a of attachments.slice(0, MAX_ATTACHMENTS)) {
-      try {
-        const file = reader.getAttachment(a);
-        const text = await attachmentText(file.fileName ?? '', '', file.content, input.url);
-        if (text.trim()) parts.push(text);
-      } catch {
-        // an unreadable attachment costs only its own text
-      }
-    }
+    const text = await messageText(
+      {
+        from: person(data.senderName, data.senderSmtpAddress ?? data.senderEmail),
+        to: to('to'),
+        cc: to('cc'),
+        date: data.clientSubmitTime ?? data.messageDeliveryTime,
+        subject: data.subject,
+        body: data.body ?? '',
+        attachments: (data.attachments ?? [])
+          .filter((a) => !a.innerMsgContent)
+          .map((a) => ({
+            name: a.fileName ?? a.name ?? '',
+            mime: '',
+            bytes: () => reader.getAttachment(a).content,
+          })),
+      },
+      input.url,
+    );
     return {
-      text: parts.filter((p) => p.trim()).join('\n\n'),
+      text,
       title: data.subject?.trim() || undefined,
       author: data.senderName || data.senderSmtpAddress || data.senderEmail || undefined,
       mime: MSG_MIME,

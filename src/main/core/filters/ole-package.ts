@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { FilterError } from './filter.js';
+import { FilterError, loadLibrary, unreadable } from './filter.js';
 import type { DocumentProperties } from './office-package.js';
 import { normalizeLine } from './text-normalization.js';
 
@@ -16,16 +16,7 @@ export function isOle(bytes: Uint8Array): boolean {
 }
 
 /** cfb loads on the first legacy Office file, not when a filter module loads. */
-async function loadCfb(): Promise<typeof import('cfb')> {
-  try {
-    return await import('cfb');
-  } catch (err) {
-    throw new FilterError(
-      'unsupported',
-      `Office 97–2003 support unavailable: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
-}
+const loadCfb = () => loadLibrary('Office 97–2003 support', () => import('cfb'));
 
 /** An opened compound file: named streams, and its summary properties. */
 export interface OleFile {
@@ -48,10 +39,7 @@ export async function oleStreams(bytes: Uint8Array, label: string): Promise<OleF
   try {
     container = CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: 'buffer' });
   } catch (err) {
-    // cfb fails on a cut or damaged file with whatever its parser tripped on: say what it means.
-    const internal = err instanceof TypeError || err instanceof RangeError;
-    const why = internal ? 'damaged or truncated compound file' : ((err as Error)?.message ?? String(err));
-    throw new FilterError('corrupt', `unreadable ${label}: ${why}`);
+    throw unreadable(label, err);
   }
   if (CFB.find(container, 'EncryptedPackage') || CFB.find(container, 'EncryptionInfo'))
     throw new FilterError('unsupported', `${label} is encrypted (password-protected)`);
