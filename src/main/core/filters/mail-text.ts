@@ -1,5 +1,5 @@
-import { BUILTIN_FILTERS } from './builtin-filters.js';
-import { METADATA_FILTER_ID, pickFilter, SNIFF_BYTES } from './filter-table.js';
+import { METADATA_FILTER_ID } from './filter-table.js';
+import { memberText } from './member-text.js';
 
 /**
  * A message as text, the same for every mail format (`.eml`, Outlook `.msg`): the sender,
@@ -30,20 +30,6 @@ export function person(name?: string, address?: string): string {
   return name || address || '';
 }
 
-/** The text of one attachment, or '' when no filter reads it or it cannot be read. */
-async function attachmentText(name: string, mime: string, bytes: Uint8Array, url: string): Promise<string> {
-  const dot = name.lastIndexOf('.');
-  const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
-  const spec = pickFilter(ext, mime, bytes.subarray(0, SNIFF_BYTES));
-  const load = NOT_FOR_ATTACHMENTS.has(spec.id) ? undefined : BUILTIN_FILTERS[spec.id];
-  if (!load || bytes.length > spec.maxBytes) return '';
-  try {
-    return (await (await load()).extract({ bytes, name, ext, url })).text;
-  } catch {
-    return '';
-  }
-}
-
 /** The text a mail filter indexes for `m` (found at `url`). */
 export async function messageText(m: Message, url: string): Promise<string> {
   const lines: string[] = [];
@@ -67,8 +53,8 @@ export async function messageText(m: Message, url: string): Promise<string> {
       continue; // an attachment the library cannot give back
     }
     if (!bytes) continue;
-    const text = await attachmentText(a.name, a.mime, bytes, url);
-    if (text.trim()) parts.push(text);
+    const text = await memberText(a.name, a.mime, bytes, url, NOT_FOR_ATTACHMENTS);
+    if (text?.trim()) parts.push(text);
   }
   return parts.filter((p) => p.trim()).join('\n\n');
 }

@@ -1,6 +1,6 @@
-import { BUILTIN_FILTERS } from './builtin-filters.js';
 import { FilterError, type Filter, type FilterInput, type FilterOutput } from './filter.js';
-import { METADATA_FILTER_ID, pickFilter, SNIFF_BYTES } from './filter-table.js';
+import { METADATA_FILTER_ID, pickFilter } from './filter-table.js';
+import { memberText } from './member-text.js';
 import { readZipDirectory, readZipEntry } from './zip-directory.js';
 
 /**
@@ -52,17 +52,10 @@ export const zipFilter: Filter = {
         continue; // encrypted, damaged or lying about its size: listed, not read
       }
       budget -= bytes.length;
-      const spec = pickFilter(ext, undefined, bytes.subarray(0, SNIFF_BYTES));
-      const load = NOT_FOR_MEMBERS.has(spec.id) ? undefined : BUILTIN_FILTERS[spec.id];
-      if (!load || bytes.length > spec.maxBytes) continue;
+      const text = await memberText(e.name, undefined, bytes, input.url, NOT_FOR_MEMBERS);
+      if (text === null) continue;
       read++;
-      try {
-        const name = e.name.slice(e.name.lastIndexOf('/') + 1);
-        const text = (await (await load()).extract({ bytes, name, ext, url: input.url })).text;
-        if (text.trim()) parts.push(text);
-      } catch {
-        // one unreadable member costs only its own text
-      }
+      if (text.trim()) parts.push(text);
     }
     return { text: parts.join('\n\n'), mime: ZIP_MIME };
   },
