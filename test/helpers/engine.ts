@@ -28,11 +28,13 @@ export function writeTree(root: string, files: Record<string, string | Buffer>):
 
 /**
  * A real service over a real SQLite file, real file handler and real filter workers, whose
- * extractor counts how often a filter ran and on which files.
+ * extractor counts how often a filter ran and on which files (`filtered`), and whose file handler
+ * records how many bytes it read of each file it opened (`opened`).
  */
 export function makeService(dataDir: string, opts: { security?: SecurityProvider } = {}) {
   const inner = createContentExtractor(createFilterRunner({ workers: 1 }));
   const filtered: string[] = [];
+  const opened: { url: string; bytes: number; truncated: boolean }[] = [];
   const extractor: ContentExtractor & { close(): Promise<void> } = {
     ...inner,
     run: (input) => {
@@ -41,13 +43,22 @@ export function makeService(dataDir: string, opts: { security?: SecurityProvider
     },
   };
   const security = opts.security ?? basicSecurity();
+  const files = createFileHandler({ security: security.fileCapture });
+  const counting: typeof files = {
+    ...files,
+    open: async (item, maxBytes, ctx, o) => {
+      const r = await files.open(item, maxBytes, ctx, o);
+      opened.push({ url: item.url, bytes: r.bytes.length, truncated: r.truncated });
+      return r;
+    },
+  };
   const service = new TrawlService({
     dataDir,
     db: openDatabase(dataDir),
-    handlers: new HandlerRegistry().register(createFileHandler({ security: security.fileCapture })),
+    handlers: new HandlerRegistry().register(counting),
     extractor,
     security,
     credentials: new FileCredentialStore(dataDir),
   });
-  return { service, filtered };
+  return { service, filtered, opened };
 }

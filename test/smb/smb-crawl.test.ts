@@ -303,6 +303,11 @@ describe.skipIf(!RUN)('SMB sources against a real Samba server', () => {
         bytes: Buffer.alloc(0),
         truncated: true,
       });
+      // A head read (a photo's metadata): smbclient fetches the file and keeps its head.
+      expect(await be.read(['bytes', 'big.bin'], big.length, 1000, true)).toEqual({
+        bytes: big.subarray(0, 1000),
+        truncated: true,
+      });
       await expect(be.read(['bytes', 'missing.bin'], 1, 10)).rejects.toMatchObject({ code: 'not-found' });
       expect((await be.read(['bytes', 'all.bin'], 10, 1 << 20)).bytes.equals(bin)).toBe(true);
     } finally {

@@ -17,8 +17,14 @@ import { TaskPool } from './task-pool.js';
 
 /** How the crawler turns bytes into text: picks a filter for an item and runs it (under its caps). */
 export interface ContentExtractor {
-  /** The filter for an item; `metadataOnly` means "do not even read the bytes". */
-  pick(ext: string, mime?: string): { id: string; maxBytes: number; metadataOnly: boolean };
+  /**
+   * The filter for an item; `metadataOnly` means "do not even read the bytes", `headOnly` "read
+   * no more than the first `maxBytes` bytes, however large the item".
+   */
+  pick(
+    ext: string,
+    mime?: string,
+  ): { id: string; maxBytes: number; metadataOnly: boolean; headOnly?: boolean };
   run(input: FilterInput): Promise<FilterOutput>;
 }
 
@@ -153,11 +159,13 @@ export async function crawlTree(
     let textAtSource = false;
     try {
       if (!tooLarge && !spec.metadataOnly) {
-        const opened = await handler.open(
-          item,
-          Math.min(spec.maxBytes, source.settings.maxFileSize) + 1,
-          ctx,
-        );
+        // A head-only filter's item is read up to the filter's limit (its head); any other up to
+        // one byte past it, to tell an item at the limit from a larger one.
+        const opened = spec.headOnly
+          ? await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize), ctx, {
+              head: true,
+            })
+          : await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize) + 1, ctx);
         if (opened.security !== undefined) security = opened.security;
         hash = contentHash(opened.bytes);
         if (incremental && hist && hist.content_hash === hash) {
@@ -171,7 +179,10 @@ export async function crawlTree(
           counts.notModified++;
           return;
         }
-        if (opened.truncated || opened.bytes.length > spec.maxBytes) {
+        const partial = spec.headOnly === true && opened.truncated;
+        if (partial && opened.bytes.length === 0) {
+          error = `this source cannot read the first ${spec.maxBytes} bytes of a file this large: indexed by name only`;
+        } else if (!spec.headOnly && (opened.truncated || opened.bytes.length > spec.maxBytes)) {
           error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by name only`;
         } else {
           const atSource = handler.textAtSource?.(item, ctx) === true;
@@ -181,6 +192,7 @@ export async function crawlTree(
             ext,
             url: item.url,
             textAtSource: atSource,
+            ...(partial ? { partial } : {}),
           });
           text = out.text;
           status = 'ok';

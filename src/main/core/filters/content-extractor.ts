@@ -14,7 +14,12 @@ export function createContentExtractor(runner: FilterRunner): ContentExtractor &
       const spec = pickFilter(ext, mime);
       if (ext === '' && !mime && spec.id === METADATA_FILTER_ID)
         return { id: 'sniff', maxBytes: sniffBytes, metadataOnly: false };
-      return { id: spec.id, maxBytes: spec.maxBytes, metadataOnly: spec.id === METADATA_FILTER_ID };
+      return {
+        id: spec.id,
+        maxBytes: spec.maxBytes,
+        metadataOnly: spec.id === METADATA_FILTER_ID,
+        headOnly: spec.headOnly === true,
+      };
     },
     run: (input) => runner.run(input),
     close: () => runner.close(),

@@ -62,14 +62,30 @@ export class FilterLibrary {
   }
 }
 
-/** Throws `FilterError('too-large')` when the input exceeds the spec's size cap. */
-export function checkSize(spec: FilterSpec, input: FilterInput): void {
+/**
+ * The input as the spec's filter takes it: a head-only filter gets at most its `maxBytes` (flagged
+ * `partial` when cut); any other throws `FilterError('too-large')` for an input over its cap or
+ * one that is only the head of a larger item.
+ */
+export function fitInput(spec: FilterSpec, input: FilterInput): FilterInput {
+  if (spec.headOnly) {
+    if (input.bytes.length <= spec.maxBytes) return input;
+    // A copy: a view would take the whole buffer with it to a filter worker.
+    return { ...input, bytes: new Uint8Array(input.bytes.subarray(0, spec.maxBytes)), partial: true };
+  }
   if (input.bytes.length > spec.maxBytes) {
     throw new FilterError(
       'too-large',
       `${input.bytes.length} bytes exceed the ${spec.id} filter's ${spec.maxBytes}-byte cap; indexed by metadata only`,
     );
   }
+  if (input.partial) {
+    throw new FilterError(
+      'too-large',
+      `only the first ${input.bytes.length} bytes were read, and the ${spec.id} filter needs the whole file; indexed by metadata only`,
+    );
+  }
+  return input;
 }
 
 /** Any failure as a `FilterError` with a readable message. */
@@ -83,13 +99,12 @@ export function asFilterError(err: unknown, filterId: string): FilterError {
 }
 
 /**
- * Runs one filter on one input: size cap, then `extract`, then normalised text and properties.
+ * Runs one filter on one input: size cap (or head cut, {@link fitInput}), then `extract`, then normalised text and properties.
  * Rejects only with `FilterError`.
  */
 export async function runFilter(filter: Filter, spec: FilterSpec, input: FilterInput): Promise<FilterOutput> {
   try {
-    checkSize(spec, input);
-    return normalizeOutput(await filter.extract(input), spec.id);
+    return normalizeOutput(await filter.extract(fitInput(spec, input)), spec.id);
   } catch (err) {
     throw asFilterError(err, spec.id);
   }
@@ -101,10 +116,10 @@ export async function runFilter(filter: Filter, spec: FilterSpec, input: FilterI
  */
 export function runFilterSync(filter: Filter, spec: FilterSpec, input: FilterInput): FilterOutput {
   try {
-    checkSize(spec, input);
+    const fitted = fitInput(spec, input);
     if (!filter.extractSync)
       throw new FilterError('unsupported', `the ${spec.id} filter has no synchronous form`);
-    return normalizeOutput(filter.extractSync(input), spec.id);
+    return normalizeOutput(filter.extractSync(fitted), spec.id);
   } catch (err) {
     throw asFilterError(err, spec.id);
   }

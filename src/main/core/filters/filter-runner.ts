@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FilterError, type FilterInput, type FilterOutput } from './filter.js';
-import { checkSize, FilterLibrary, runFilter, tableWith, type ExtraFilter } from './filter-execution.js';
+import { fitInput, FilterLibrary, runFilter, tableWith, type ExtraFilter } from './filter-execution.js';
 import { METADATA_FILTER_ID, pickFilter, SNIFF_BYTES, type FilterSpec } from './filter-table.js';
 import type { FilterJobMessage, FilterWorkerData, FilterWorkerMessage } from './filter-worker-protocol.js';
 import { metadataFilter } from './metadata-filter.js';
@@ -180,10 +180,10 @@ export function createFilterRunner(opts: FilterRunnerOptions = {}): FilterRunner
     async run(input: FilterInput): Promise<FilterOutput> {
       if (closed) throw new FilterError('crashed', 'filter runner is closed');
       const spec = pickFilter(input.ext, input.mime, input.bytes.subarray(0, SNIFF_BYTES), table);
-      checkSize(spec, input);
-      if (spec.id === METADATA_FILTER_ID) return runFilter(metadataFilter, spec, input);
+      const fitted = fitInput(spec, input);
+      if (spec.id === METADATA_FILTER_ID) return runFilter(metadataFilter, spec, fitted);
       return new Promise<FilterOutput>((resolve, reject) => {
-        queue.push({ id: nextId++, spec, input, capMs: opts.maxMs ?? spec.maxMs, resolve, reject });
+        queue.push({ id: nextId++, spec, input: fitted, capMs: opts.maxMs ?? spec.maxMs, resolve, reject });
         pump();
       });
     },

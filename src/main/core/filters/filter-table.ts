@@ -11,8 +11,17 @@ export interface FilterSpec {
   readonly mimes: readonly string[];
   /** Extensions (lowercase, no dot) this filter reads. */
   readonly extensions: readonly string[];
-  /** Inputs larger than this are refused with `FilterError('too-large')`: index metadata only. */
+  /**
+   * Inputs larger than this are refused with `FilterError('too-large')`: index metadata only —
+   * unless the filter is `headOnly`.
+   */
   readonly maxBytes: number;
+  /**
+   * The filter needs only the start of a file (a JPEG's metadata segments): a larger item is read
+   * up to `maxBytes` and the filter gets that head, flagged `FilterInput.partial`, instead of
+   * the item being refused.
+   */
+  readonly headOnly?: boolean;
   /** Per-item time cap in the filter runner; past it the worker is killed (`FilterError('timeout')`). */
   readonly maxMs: number;
 }

@@ -21,6 +21,11 @@ export interface FilterInput {
    * (`text-at-source.ts`): a filter worker then does not compress it for storage.
    */
   textAtSource?: boolean;
+  /**
+   * `bytes` is only the head of a larger item (a head-only filter's read, see `FilterSpec.headOnly`):
+   * the rest was not read.
+   */
+  partial?: boolean;
 }
 
 /** What a filter produces. */

@@ -41,6 +41,12 @@ export interface OpenedItem {
   security?: SecurityDescriptor | null;
 }
 
+/** How an item is read (see `HierarchicalHandler.open`). */
+export interface OpenOptions {
+  /** Return the first `maxBytes` bytes of a larger item. */
+  head?: boolean;
+}
+
 /** Per-crawl context handed to handlers. */
 export interface HandlerContext {
   source: ContentSource;
@@ -65,8 +71,13 @@ export interface HierarchicalHandler {
   stat(url: string, ctx: HandlerContext): Promise<ItemStat>;
   /** The direct children of a container. */
   list(container: ItemStat, ctx: HandlerContext): Promise<ItemStat[]>;
-  /** Read an item's bytes, at most `maxBytes`, plus its security descriptor. */
-  open(item: ItemStat, maxBytes: number, ctx: HandlerContext): Promise<OpenedItem>;
+  /**
+   * Read an item's bytes, at most `maxBytes`, plus its security descriptor. With `head`, the
+   * caller uses the first `maxBytes` bytes of a larger item (a head-only filter's read) and the
+   * handler must return them, `truncated`; without it, a handler may return no bytes at all for
+   * an item over `maxBytes` (it will be indexed by name only).
+   */
+  open(item: ItemStat, maxBytes: number, ctx: HandlerContext, opts?: OpenOptions): Promise<OpenedItem>;
   /**
    * Optional: the security descriptor of an item the crawl indexes without opening (metadata-only
    * types). Handlers that capture descriptors in `open` should implement it.

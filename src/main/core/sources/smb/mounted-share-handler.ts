@@ -15,6 +15,7 @@ import {
   type HierarchicalHandler,
   type ItemStat,
   type OpenedItem,
+  type OpenOptions,
 } from '../handler.js';
 import { MountedShareAcls, type MountedShareAclOptions } from './mounted-share-acls.js';
 import { MountedShareError, mountedShareOf, type MountedShare } from './mounted-share-settings.js';
@@ -160,10 +161,15 @@ export function withMountedShares(
       return children;
     },
 
-    async open(item: ItemStat, maxBytes: number, ctx: HandlerContext): Promise<OpenedItem> {
+    async open(
+      item: ItemStat,
+      maxBytes: number,
+      ctx: HandlerContext,
+      opts?: OpenOptions,
+    ): Promise<OpenedItem> {
       const c = crawlOf(ctx);
-      if (!c) return files.open(item, maxBytes, ctx);
-      const opened = await mount.open(item, maxBytes, ctx);
+      if (!c) return files.open(item, maxBytes, ctx, opts);
+      const opened = await mount.open(item, maxBytes, ctx, opts);
       const security = await (await aclsOf(c, ctx)).descriptor(item.displayPath);
       return { bytes: opened.bytes, truncated: opened.truncated, security };
     },

@@ -32,11 +32,15 @@ export interface SmbBackend {
    * batched with others. Never throws; a later `list` of the same folder gets that listing.
    */
   prefetch?(folders: readonly (readonly string[])[]): void;
-  /** At most `maxBytes` of a file; `size` is its listed size. */
+  /**
+   * At most `maxBytes` of a file; `size` is its listed size. A file over `maxBytes` may come back
+   * empty (`truncated`) unless `head` asks for its first `maxBytes` bytes.
+   */
   read(
     file: readonly string[],
     size: number,
     maxBytes: number,
+    head?: boolean,
   ): Promise<{ bytes: Buffer; truncated: boolean }>;
   /** End every process, remove temporary files. Idempotent. */
   close(): Promise<void>;

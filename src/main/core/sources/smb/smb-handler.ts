@@ -6,6 +6,7 @@ import {
   type HierarchicalHandler,
   type ItemStat,
   type OpenedItem,
+  type OpenOptions,
 } from '../handler.js';
 import {
   parseSmbAddress,
@@ -330,11 +331,16 @@ export function createSmbHandler(opts: SmbHandlerOptions = {}): HierarchicalHand
       }
     },
 
-    async open(item: ItemStat, maxBytes: number, ctx: HandlerContext): Promise<OpenedItem> {
+    async open(
+      item: ItemStat,
+      maxBytes: number,
+      ctx: HandlerContext,
+      opts?: OpenOptions,
+    ): Promise<OpenedItem> {
       const loc = parseSmbAddress(item.url);
       const s = await session(ctx, loc);
       try {
-        const { bytes, truncated } = await s.backend.read(loc.path, item.size, maxBytes);
+        const { bytes, truncated } = await s.backend.read(loc.path, item.size, maxBytes, opts?.head === true);
         return { bytes, truncated };
       } catch (e) {
         withShare(s, loc, e);

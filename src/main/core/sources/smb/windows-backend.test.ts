@@ -112,6 +112,11 @@ describe('the Windows back-end file system side (on a local folder)', () => {
     expect(missing.ok ? null : missing.error.code).toBe('not-found');
     expect((await be.read(['sub dir', 'Ünï.txt'], 13, 100)).bytes.toString()).toBe('hello windows');
     expect(await be.read(['big.bin'], 5000, 100)).toEqual({ bytes: Buffer.alloc(0), truncated: true });
+    // A head read (a photo's metadata): the first bytes of the larger file.
+    expect(await be.read(['big.bin'], 5000, 100, true)).toEqual({
+      bytes: Buffer.alloc(100, 1),
+      truncated: true,
+    });
     await expect(be.list(['nope'])).rejects.toMatchObject({ code: 'not-found' });
     await be.close();
   });

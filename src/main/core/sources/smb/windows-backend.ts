@@ -338,9 +338,9 @@ export function createWindowsBackend(target: SmbTarget, opts: WindowsBackendOpti
         return stats.map((s, i) => entryFor(s.name, s.st, answers[i]));
       }),
 
-    read: (file, size, maxBytes) =>
+    read: (file, size, maxBytes, head) =>
       guard(async () => {
-        if (size > maxBytes) return { bytes: Buffer.alloc(0), truncated: true };
+        if (size > maxBytes && !head) return { bytes: Buffer.alloc(0), truncated: true };
         const fh = await fs.promises.open(full(file), 'r');
         try {
           const st = await fh.stat();
