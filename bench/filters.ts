@@ -75,6 +75,17 @@ function inputs(): Record<string, { input: FilterInput; count: number }> {
     'epub 3KB': { input: input('sample.epub', file('sample.epub')), count: 150 },
     'text 25KB gzipped': { input: input('a.txt.gz', zlib.gzipSync(text)), count: 300 },
     'msg with an XLSX attached': { input: input('budget.msg', outlookMessage()), count: 150 },
+    'jpeg 8KB, tagged': { input: input('sample-photo.jpg', file('sample-photo.jpg')), count: 300 },
+    // A camera-sized photo: the runner hands the filter its first 512 KiB.
+    'jpeg 6MB, tagged': {
+      input: input(
+        'photo.jpg',
+        Buffer.concat([file('sample-photo.jpg'), Buffer.alloc(6 * 1024 * 1024, 0x5a)]),
+      ),
+      count: 100,
+    },
+    'png 2KB, tagged': { input: input('sample-photo.png', file('sample-photo.png')), count: 300 },
+    'tiff 19KB, tagged': { input: input('sample-photo.tif', file('sample-photo.tif')), count: 300 },
     'zip of DOCX + XLSX': {
       input: input(
         'bundle.zip',

@@ -40,7 +40,7 @@ beforeEach(() => {
     ),
     'broken/report.pdf': '%PDF-1.7\n1 0 obj garbage garbage \x00\x01\x02 not really a pdf',
     'broken/letter.docx': Buffer.from('PK\x03\x04truncated-zip-data-here', 'binary'),
-    'media/holiday-photo.jpg': Buffer.alloc(2048, 7),
+    'media/holiday-video.mp4': Buffer.alloc(2048, 7),
     'node_modules/lib/index.js': 'module.exports = "dependencyword"',
     '.git/config': '[core] gitword',
     '.hidden/secret.txt': 'hiddenword',
@@ -72,7 +72,7 @@ describe('full and incremental crawls of a folder source', () => {
     expect(paths('\u534f\u8bae\u5904\u7406\u7a0b\u5e8f')).toEqual(['cn/protocol.txt']);
     expect(paths('\u641c\u7d22')).toEqual(['cn/protocol.txt']); // two characters inside a run
     expect(paths('\u722c\u866b')).toEqual(['cn/gbk.txt']); // decoded from GBK
-    expect(paths('holiday')).toEqual(['media/holiday-photo.jpg']); // metadata only
+    expect(paths('holiday')).toEqual(['media/holiday-video.mp4']); // metadata only
     expect(paths('report')).toEqual(['broken/report.pdf']); // a failed item is still findable by name
   });
 
@@ -170,7 +170,7 @@ describe('full and incremental crawls of a folder source', () => {
     env.filtered.length = 0;
     const [rec] = await env.service.crawl({ mode: 'full' });
     expect(rec.counts.updated + rec.counts.failed).toBe(10);
-    expect(env.filtered.length).toBe(9); // all but the metadata-only jpg
+    expect(env.filtered.length).toBe(9); // all but the metadata-only video
   });
 
   it('an exclude rule added later removes the excluded files at the next crawl', async () => {

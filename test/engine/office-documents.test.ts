@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureBytes } from '../fixtures/filters/support.js';
 import { outlookMessage } from '../fixtures/filters/msg-builder.js';
 import { buildZip } from '../fixtures/filters/zip-builder.js';
+import { MIGRATIONS } from '../../src/main/core/index/schema.js';
 import { makeService, tempDir, writeTree } from '../helpers/engine.js';
 
 /**
@@ -162,7 +163,7 @@ describe('an index from before the office filters', () => {
       'slides.odp': fixtureBytes('sample.odp'),
       'letter.doc': fixtureBytes('sample.doc'),
       'notes.txt': 'Plain notes about looms.',
-      'photo.jpg': Buffer.alloc(512, 3),
+      'archive.7z': Buffer.alloc(512, 3),
     });
     let old = makeService(dataDir);
     old.service.addSource({ startAddresses: [root] });
@@ -175,7 +176,7 @@ describe('an index from before the office filters', () => {
 
     old = makeService(dataDir);
     try {
-      expect(old.service.db.pragma('user_version', { simple: true })).toBe(7);
+      expect(old.service.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       const [rec] = await old.service.crawl({ mode: 'incremental' });
       expect(rec.counts).toMatchObject({ updated: 3, notModified: 2, added: 0, deleted: 0, failed: 0 });
       expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([

@@ -31,7 +31,7 @@ beforeEach(() => {
       '<html><head><title>Handbook</title></head><body><p>Vacation policy &amp; travel expenses.</p><script>var hidden = "scriptword";</script></body></html>',
     'cn/gbk.txt': iconv.encode('这是一个简体中文文件，内容关于索引器和爬虫。', 'gbk'),
     'big/large.txt': BIG,
-    'media/photo.jpg': Buffer.alloc(1024, 7),
+    'media/clip.mp4': Buffer.alloc(1024, 7),
   });
   env = { ...makeService(dataDir), root, dataDir };
   expect(MEDIUM.length).toBeLessThan(TEXT_AT_SOURCE_LIMITS.text);
@@ -67,7 +67,7 @@ describe('text left at the source', () => {
     for (const f of ['notes/alpha.txt', 'web/page.html', 'cn/gbk.txt'])
       expect(s.get(f)).toEqual({ atSource: 1, body: 0 });
     expect(s.get('big/large.txt')).toEqual({ atSource: 0, body: 1 });
-    expect(s.get('media/photo.jpg')).toEqual({ atSource: 0, body: 0 });
+    expect(s.get('media/clip.mp4')).toEqual({ atSource: 0, body: 0 });
   });
 
   it('has the next crawl store the text of larger files that an older index left at the source', async () => {

@@ -23,6 +23,7 @@ import {
   type Route,
   type TestServer,
 } from './misbehaving-server.js';
+import { fixtureBytes } from '../fixtures/filters/support.js';
 import { crawlLog, gaps, indexedUrls, lastLineByUrl, makeWebService, tempDir } from './web-harness.js';
 
 const MB = 1024 * 1024;
@@ -104,7 +105,8 @@ describe('a misbehaving site', () => {
     '/bomb',
     '/html-as-binary',
     '/pdf-as-html',
-    '/image.png',
+    '/video.mp4',
+    '/photo',
     '/gbk-header',
     '/gbk-meta',
     '/private/secret',
@@ -139,10 +141,12 @@ describe('a misbehaving site', () => {
           '<!doctype html><html><head><title>Octet page</title></head><body>octetword</body></html>',
         ),
         '/pdf-as-html': pdfAs('text/html', 'pdfword inside a mislabelled document'),
-        '/image.png': raw(
-          'image/png',
-          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+        // A camera JPEG served as octet-stream: known by its bytes, read from its head.
+        '/photo': raw(
+          'application/octet-stream',
+          Buffer.concat([fixtureBytes('sample-photo.jpg'), Buffer.alloc(700 * 1024, 0x5a)]),
         ),
+        '/video.mp4': raw('video/mp4', Buffer.from('\0\0\0\x18ftypmp42\0\0\0\0mp42isom', 'latin1')),
         '/gbk-header': gbkPage('中文标题', '企业级搜索协议处理程序', 'header'),
         '/gbk-meta': gbkPage('简体页面', '这是协议处理程序的说明', 'meta'),
         '/private/secret': html('Secret', 'secretword'),
@@ -184,7 +188,8 @@ describe('a misbehaving site', () => {
         `${o}/bomb`,
         `${o}/html-as-binary`,
         `${o}/pdf-as-html`,
-        `${o}/image.png`,
+        `${o}/video.mp4`,
+        `${o}/photo`,
         `${o}/gbk-header`,
         `${o}/gbk-meta`,
       ].sort(),
@@ -297,8 +302,9 @@ describe('a misbehaving site', () => {
       }) ?? null;
     expect(type('/html-as-binary')).toMatchObject({ mime: 'text/html', title: 'Octet page' });
     expect(type('/pdf-as-html').mime).toBe('application/pdf');
-    expect(type('/image.png').mime).toBe('image/png');
-    expect(filtered).not.toContain(`${site.origin}/image.png`);
+    expect(type('/video.mp4').mime).toBe('video/mp4');
+    expect(filtered).not.toContain(`${site.origin}/video.mp4`);
+    expect(type('/photo')).toMatchObject({ mime: 'image/jpeg', title: 'Lighthouse over Skeppsholmen' });
     expect(type('/gbk-header').title).toBe('中文标题');
     expect(type('/gbk-meta').title).toBe('简体页面');
   });
@@ -318,7 +324,7 @@ describe('a misbehaving site', () => {
 
   it('counts what it logs', () => {
     const c = record.counts;
-    expect(c.added).toBe(18);
+    expect(c.added).toBe(19);
     expect(c.failed).toBe(crawlLog(service, record.id).filter((e) => e.outcome === 'failed').length);
     expect(c.excluded).toBe(crawlLog(service, record.id).filter((e) => e.outcome === 'excluded').length);
   });

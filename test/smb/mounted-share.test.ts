@@ -88,7 +88,7 @@ describe.skipIf(!RUN)(
         'sub dir/deeper/[brackets] (1).txt': z('brackets'),
         '日本語/文書.txt': z('cjk'),
         // indexed by name only: its descriptor comes through `describe`, not `open`
-        'zebra photo.png': { content: 'not really a png', owner: 'alice', mode: 0o600 },
+        'zebra clip.mp4': { content: 'not really a video', owner: 'alice', mode: 0o600 },
         ...bulk,
       });
       const bob = await server.sid('bob');
@@ -148,9 +148,9 @@ describe.skipIf(!RUN)(
       expect(r.map((x) => rel(x.path)).sort()).toEqual(files);
       expect(r.every((x) => x.security_key?.startsWith('smb:'))).toBe(true);
       expect(r.filter((x) => x.status !== 'ok').map((x) => [rel(x.path), x.status])).toEqual([
-        ['zebra photo.png', 'metadata'],
+        ['zebra clip.mp4', 'metadata'],
       ]);
-      expect(r.find((x) => rel(x.path) === 'zebra photo.png')!.acl_id).not.toBeNull();
+      expect(r.find((x) => rel(x.path) === 'zebra clip.mp4')!.acl_id).not.toBeNull();
       expect(r.find((x) => rel(x.path) === 'public.txt')!.acl_id).toBeNull();
       expect(r.find((x) => rel(x.path) === 'alice-only.txt')!.acl_id).not.toBeNull();
       // DACLs come by folder, read ahead in batches: far fewer processes than files

@@ -37,5 +37,7 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   msg: once(async () => (await import('./msg-filter.js')).msgFilter),
   zip: once(async () => (await import('./zip-filter.js')).zipFilter),
   gzip: once(async () => (await import('./gzip-filter.js')).gzipFilter),
+  jpeg: once(async () => (await import('./image-filter.js')).jpegFilter),
+  image: once(async () => (await import('./image-filter.js')).imageFilter),
   metadata: once(async () => (await import('./metadata-filter.js')).metadataFilter),
 };

@@ -181,7 +181,7 @@ const CASES: ConformanceCase[] = [
   },
   {
     filter: metadataFilter,
-    name: 'picture.png',
+    name: 'song.mp3',
     sample: () => seededBytes(2048, 7),
     word: '',
     refusesGarbage: false,

@@ -84,7 +84,8 @@ describe('pickFilter', () => {
     expect(pickFilter('xhtml').id).toBe('html');
     expect(pickFilter('pdf').id).toBe('pdf');
     expect(pickFilter('docx').id).toBe('docx');
-    expect(pickFilter('PNG').id).toBe('metadata');
+    expect(pickFilter('PNG').id).toBe('image');
+    expect(pickFilter('MP3').id).toBe('metadata');
     expect(pickFilter('').id).toBe('metadata');
   });
 

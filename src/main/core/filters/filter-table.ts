@@ -203,6 +203,23 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 30_000,
   },
   {
+    id: 'jpeg',
+    mimes: ['image/jpeg', 'image/pjpeg', 'image/jpg'],
+    extensions: ['jpg', 'jpeg', 'jpe', 'jfif'],
+    // EXIF, XMP and IPTC segments precede the image data: a photo library is read 512 KiB a photo.
+    maxBytes: 512 * 1024,
+    headOnly: true,
+    maxMs: 10_000,
+  },
+  {
+    // Metadata may follow the image data (TIFF directories, WebP and PNG chunks, HEIF items).
+    id: 'image',
+    mimes: ['image/png', 'image/tiff', 'image/webp', 'image/avif', 'image/heic', 'image/heif'],
+    extensions: ['png', 'tif', 'tiff', 'webp', 'avif', 'heic', 'heif'],
+    maxBytes: 64 * MB,
+    maxMs: 20_000,
+  },
+  {
     id: 'html',
     mimes: ['text/html', 'application/xhtml+xml'],
     extensions: ['html', 'htm', 'xhtml', 'xht', 'shtml'],
@@ -227,7 +244,7 @@ export const SNIFF_BYTES = 8192;
 /**
  * Chooses the filter for an item.
  *
- * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`, gzip's; a ZIP holding `word/`, `xl/` or `ppt/`
+ * Order: a definitive signature in `head` (`%PDF-`, `{\rtf`, gzip's, JPEG's, PNG's, TIFF's, WebP's; a ZIP holding `word/`, `xl/` or `ppt/`
  * parts, or an OpenDocument or EPUB `mimetype`) wins over a wrong label; then a known, non-generic `mime`;
  * then the extension; then, for items with an unknown or missing type, a sniff of `head` (HTML
  * markers, mostly printable text). Anything else gets the metadata-only filter. Pure and cheap;
@@ -287,6 +304,10 @@ const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 /** Filters of OLE compound files: a file under their extensions without the signature is sniffed. */
 const OLE_FORMATS = new Set(['doc', 'xls', 'ppt', 'msg']);
 const RTF_MAGIC = [0x7b, 0x5c, 0x72, 0x74, 0x66]; // {\rtf
+const JPEG_MAGIC = [0xff, 0xd8, 0xff];
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const TIFF_LE_MAGIC = [0x49, 0x49, 0x2a, 0x00];
+const TIFF_BE_MAGIC = [0x4d, 0x4d, 0x00, 0x2a];
 
 function startsWithBytes(head: Uint8Array, sig: number[], at = 0): boolean {
   if (head.length < at + sig.length) return false;
@@ -308,6 +329,15 @@ function sniffSignature(head: Uint8Array): string | undefined {
   if (startsWithBytes(head, PDF_MAGIC)) return 'pdf';
   if (startsWithBytes(head, RTF_MAGIC)) return 'rtf';
   if (startsWithBytes(head, GZIP_MAGIC)) return 'gzip';
+  if (startsWithBytes(head, JPEG_MAGIC)) return 'jpeg';
+  if (
+    startsWithBytes(head, PNG_MAGIC) ||
+    startsWithBytes(head, TIFF_LE_MAGIC) ||
+    startsWithBytes(head, TIFF_BE_MAGIC)
+  )
+    return 'image';
+  if (indexOfAscii(head.subarray(0, 4), 'RIFF') === 0 && indexOfAscii(head.subarray(8, 12), 'WEBP') === 0)
+    return 'image';
   if (startsWithBytes(head, ZIP_MAGIC)) {
     // ODF and EPUB store `mimetype` first, uncompressed: its name ends at 38, its content follows.
     if (indexOfAscii(head.subarray(30, 30 + 8 + ODF_SIGNATURE.length), `mimetype${ODF_SIGNATURE}`) === 0)
@@ -378,6 +408,7 @@ const EXTENSION_MIMES: Record<string, string> = {
   ppt: 'application/vnd.ms-powerpoint', ...Object.fromEntries(ODF_TYPES), rtf: 'application/rtf',
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
   bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff', ico: 'image/vnd.microsoft.icon', heic: 'image/heic',
+  heif: 'image/heif', avif: 'image/avif', jpe: 'image/jpeg', jfif: 'image/jpeg',
   mp3: 'audio/mpeg', wav: 'audio/wav', flac: 'audio/flac', ogg: 'audio/ogg', m4a: 'audio/mp4',
   mp4: 'video/mp4', mkv: 'video/x-matroska', mov: 'video/quicktime', avi: 'video/x-msvideo', webm: 'video/webm',
   zip: 'application/zip', gz: 'application/gzip', tgz: 'application/gzip', bz2: 'application/x-bzip2',

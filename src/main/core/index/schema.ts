@@ -179,4 +179,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   UPDATE documents SET ctime = -1, content_hash = NULL WHERE text_at_source = 1 AND size > 32768;
   `,
+  // 8: photos and images (JPEG, PNG, TIFF, WebP, AVIF, HEIC) have a filter now (their EXIF, IPTC
+  // and XMP properties); those indexed by name before are read again by the next crawl.
+  `
+  UPDATE documents SET ctime = -1, content_hash = NULL, etag = NULL, last_modified = NULL
+  WHERE lower(ext) IN ('jpg', 'jpeg', 'jpe', 'jfif', 'png', 'tif', 'tiff', 'webp', 'avif', 'heic', 'heif')
+     OR mime IN ('image/jpeg', 'image/pjpeg', 'image/png', 'image/tiff', 'image/webp', 'image/avif',
+                 'image/heic', 'image/heif');
+  `,
 ];

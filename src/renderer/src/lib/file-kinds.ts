@@ -48,7 +48,22 @@ const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
   sheet: ['xls', 'xlsx', 'xlsm', 'ods', 'csv', 'tsv', 'numbers'],
   slides: ['ppt', 'pptx', 'pptm', 'ppsx', 'odp', 'key'],
   mail: ['eml', 'msg', 'mbox'],
-  image: ['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'tif', 'tiff', 'heic'],
+  image: [
+    'png',
+    'jpg',
+    'jpeg',
+    'jpe',
+    'jfif',
+    'gif',
+    'svg',
+    'webp',
+    'bmp',
+    'tif',
+    'tiff',
+    'heic',
+    'heif',
+    'avif',
+  ],
   archive: ['zip', 'tar', 'gz', 'tgz', '7z', 'rar', 'bz2', 'xz', 'zst'],
 };
 

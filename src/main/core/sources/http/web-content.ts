@@ -1,4 +1,5 @@
 import {
+  FILTER_TABLE,
   METADATA_FILTER_ID,
   mimeForExtension,
   normaliseMime,
@@ -11,12 +12,10 @@ import {
  * extension for the filter table.
  */
 
-const MIME_BY_FILTER: Record<string, string> = {
-  pdf: 'application/pdf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  html: 'text/html',
-  text: 'text/plain',
-};
+/** A MIME type each filter reads (its table row's first), to hand on for a body the bytes identify. */
+const MIME_BY_FILTER: Record<string, string> = Object.fromEntries(
+  FILTER_TABLE.filter((s) => s.mimes.length > 0).map((s) => [s.id, s.mimes[0]]),
+);
 
 /** `text/html; charset=GBK` → `{ mime: 'text/html', charset: 'GBK' }`. */
 export function parseContentType(value: string | undefined): { mime?: string; charset?: string } {

@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureBytes } from '../fixtures/filters/support.js';
+import { MIGRATIONS } from '../../src/main/core/index/schema.js';
+import { makeService, tempDir, writeTree } from '../helpers/engine.js';
+
+/**
+ * A photo folder end to end: ExifTool-tagged JPEG, PNG, TIFF, WebP and AVIF files crawled by the
+ * real service through the filter workers, found by what their tags say; a camera-sized JPEG is
+ * read only as far as its metadata.
+ */
+
+const HEAD = 512 * 1024;
+/** A camera-sized JPEG: the tagged sample followed by megabytes of (stand-in) image data. */
+const BIG_JPEG = Buffer.concat([fixtureBytes('sample-photo.jpg'), Buffer.alloc(4 * 1024 * 1024, 0x5a)]);
+
+let env: ReturnType<typeof makeService> & { root: string; dataDir: string };
+
+beforeAll(async () => {
+  const root = tempDir('trawl-photos-');
+  const dataDir = tempDir('trawl-photos-data-');
+  writeTree(root, {
+    '2024/IMG_0001.JPG': BIG_JPEG,
+    '2024/scan.png': fixtureBytes('sample-photo.png'),
+    '2024/scan.tif': fixtureBytes('sample-photo.tif'),
+    'web/harbour.webp': fixtureBytes('sample-photo.webp'),
+    'web/harbour.avif': fixtureBytes('sample-photo.avif'),
+    'misc/untagged.jpg': fixtureBytes('sample-photo-bare.jpg'),
+    'misc/broken.jpg': Buffer.from('a download that never finished'),
+    'misc/notes.txt': 'Camera settings to try next time.',
+  });
+  env = { ...makeService(dataDir), root, dataDir };
+  env.service.addSource({ startAddresses: [root] });
+  await env.service.crawl({ mode: 'full' });
+});
+
+afterAll(async () => {
+  await env.service.close();
+  fs.rmSync(env.root, { recursive: true, force: true });
+  fs.rmSync(env.dataDir, { recursive: true, force: true });
+});
+
+function paths(q: string): string[] {
+  return env.service
+    .search({ query: q, limit: 50 })
+    .hits.map((h) => path.relative(env.root, h.path))
+    .sort();
+}
+
+const TAGGED = [
+  '2024/IMG_0001.JPG',
+  '2024/scan.png',
+  '2024/scan.tif',
+  'web/harbour.avif',
+  'web/harbour.webp',
+];
+
+describe('photos in a folder source', () => {
+  it('finds photos by title, photographer, camera, keywords and place', () => {
+    expect(paths('lighthouse skeppsholmen')).toEqual(TAGGED);
+    expect(paths('author:hollander')).toEqual(TAGGED);
+    expect(paths('"canon eos 5d"')).toEqual(TAGGED);
+    expect(paths('sunrise')).toEqual(TAGGED);
+    // IPTC sub-location (JPEG, TIFF), named face regions and XP keywords (JPEG).
+    expect(paths('skeppsholmen')).toEqual(TAGGED);
+    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG']);
+    expect(paths('baltic ferry')).toEqual(['2024/IMG_0001.JPG']);
+    expect(paths('negative')).toEqual(['2024/scan.png']);
+    expect(paths('camera')).toEqual([...TAGGED, 'misc/notes.txt'].sort());
+  });
+
+  it('shows the photo title and the matching line as the snippet', () => {
+    const [hit] = env.service.search({ query: 'Lindqvist', limit: 5 }).hits;
+    expect(hit.title).toBe('Lighthouse over Skeppsholmen');
+    expect(hit.type).toBe('image/jpeg');
+    expect(hit.snippet).toContain('<mark>Lindqvist</mark>, Olof Berg');
+  });
+
+  it("reads only a large JPEG's head, and other images whole", () => {
+    const read = (rel: string) =>
+      env.opened.find((o) => o.url === pathToFileURL(path.join(env.root, rel)).href);
+    expect(read('2024/IMG_0001.JPG')).toEqual({
+      url: pathToFileURL(path.join(env.root, '2024/IMG_0001.JPG')).href,
+      bytes: HEAD,
+      truncated: true,
+    });
+    expect(read('2024/scan.tif')).toMatchObject({
+      bytes: fixtureBytes('sample-photo.tif').length,
+      truncated: false,
+    });
+  });
+
+  it('indexes an untagged photo by name and records a damaged one with its reason', () => {
+    expect(paths('untagged')).toEqual(['misc/untagged.jpg']);
+    const failed = env.service
+      .log({ failedOnly: true })
+      .map((l) => [path.relative(env.root, l.url), l.reason]);
+    expect(failed).toEqual([['misc/broken.jpg', expect.stringMatching(/^unreadable JPEG image: /)]]);
+    expect(paths('broken')).toEqual(['misc/broken.jpg']);
+  });
+
+  it('counts a large JPEG whose head is unchanged as not modified, without filtering it again', async () => {
+    const file = path.join(env.root, '2024/IMG_0001.JPG');
+    // An edit of the image data only (the tags sit in the head): size and timestamps change.
+    fs.appendFileSync(file, Buffer.alloc(1024, 0x11));
+    env.filtered.length = 0;
+    const [rec] = await env.service.crawl({ mode: 'incremental' });
+    expect(rec.counts).toMatchObject({ updated: 0, added: 0, notModified: 8, failed: 0 });
+    expect(env.filtered).toEqual([]);
+    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG']);
+    // A change to the tags is in the head: the photo is read and indexed again.
+    const bytes = fs.readFileSync(file);
+    const at = bytes.indexOf('Olof Berg');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('Olga Berg', at, 'latin1');
+    fs.writeFileSync(file, bytes);
+    const [again] = await env.service.crawl({ mode: 'incremental' });
+    expect(again.counts).toMatchObject({ updated: 1, notModified: 7 });
+    expect(paths('olga')).toEqual(['2024/IMG_0001.JPG']);
+  });
+});
+
+describe('an index from before the image filter', () => {
+  it('reads the photos it holds by name only again on the next incremental crawl, and nothing else', async () => {
+    const root = tempDir('trawl-photos-old-');
+    const dataDir = tempDir('trawl-photos-old-data-');
+    writeTree(root, {
+      'photo.jpg': fixtureBytes('sample-photo.jpg'),
+      'scan.png': fixtureBytes('sample-photo.png'),
+      'notes.txt': 'Plain notes about lighthouses.',
+      'clip.mp4': Buffer.alloc(512, 3),
+    });
+    let old = makeService(dataDir);
+    old.service.addSource({ startAddresses: [root] });
+    await old.service.crawl({ mode: 'full' });
+    // What the previous version left: the photos indexed by name only, schema version 7.
+    const db = old.service.db;
+    db.prepare(
+      "UPDATE documents SET title = NULL, author = NULL, status = 'metadata' WHERE ext IN ('jpg', 'png')",
+    ).run();
+    db.pragma('user_version = 7');
+    await old.service.close();
+
+    old = makeService(dataDir);
+    try {
+      expect(old.service.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      const [rec] = await old.service.crawl({ mode: 'incremental' });
+      expect(rec.counts).toMatchObject({ updated: 2, notModified: 2, added: 0, deleted: 0, failed: 0 });
+      expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([
+        'photo.jpg',
+        'scan.png',
+      ]);
+      expect(old.service.search({ query: 'author:hollander', limit: 10 }).total).toBe(2);
+    } finally {
+      await old.service.close();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
