@@ -137,6 +137,15 @@ describe('compileQuery: errors and the sentence-query fallback', () => {
     expect(c('a OR b').relaxedMatch).toBeNull();
   });
 
+  it('keeps field-scoped words in every relaxed match: only free words are relaxed', () => {
+    expect(c('path:2024 quarterly invoice').relaxedMatch).toBe(
+      '(({url} : "2024" AND ("quarterly" OR "invoice")) NOT ({url} : "2024" AND "quarterly" AND "invoice"))',
+    );
+    // One free word leaves nothing to relax.
+    expect(c('title:budget review').relaxedMatch).toBeNull();
+    expect(c('title:budget path:2024').relaxedMatch).toBeNull();
+  });
+
   it('reports the positive terms, and marks no stop words when others exist', () => {
     const q = c('how to configure "proxy server" -squid title:setup*');
     expect(q.terms).toEqual(['how', 'to', 'configure', 'proxy server', 'setup']);

@@ -90,10 +90,15 @@ function compileWith(root: QueryNode, opts: CompileOptions): CompiledQuery {
   if (positives.length > 0) {
     const strict = positives.map(ftsOf).join(' AND ');
     match = negation ? `(${strict})${negation}` : strict;
-    if (positives.length >= 2) {
-      const content = positives.filter((p) => !isStopTerm(p));
-      const some = (content.length > 0 ? content : positives).map(ftsOf).join(' OR ');
-      relaxedMatch = `((${some}) NOT (${strict}))${negation}`;
+    // Only free words are relaxed: a field-scoped one (`path:2024`, `title:budget`) is a
+    // restriction the user asked for, and every relaxed match keeps it.
+    const scoped = positives.filter(isScoped);
+    const free = positives.filter((p) => !isScoped(p));
+    if (free.length >= 2) {
+      const content = free.filter((p) => !isStopTerm(p));
+      const some = (content.length > 0 ? content : free).map(ftsOf).join(' OR ');
+      const relaxed = scoped.length > 0 ? `${scoped.map(ftsOf).join(' AND ')} AND (${some})` : some;
+      relaxedMatch = `((${relaxed}) NOT (${strict}))${negation}`;
     }
   } else if (negatives.length > 0) {
     conditions.push({ sql: `d.id NOT IN (${FTS_SUBQUERY})`, params: [negatives.map(ftsOf).join(' OR ')] });
@@ -143,6 +148,20 @@ function isFtsPositive(n: QueryNode): boolean {
 }
 
 /** Pure text (any polarity): can appear inside an FTS5 expression as a NOT operand. */
+/** A positive limited to a field (`title:`, `path:`…), or a group made only of such. */
+function isScoped(n: QueryNode): boolean {
+  switch (n.type) {
+    case 'term':
+    case 'phrase':
+      return n.field !== null;
+    case 'or':
+    case 'and':
+      return n.children.every((c) => (c.type === 'not' ? isScoped(c.child) : isScoped(c)));
+    default:
+      return false;
+  }
+}
+
 function isFtsAny(n: QueryNode): boolean {
   return isFtsPositive(n);
 }
