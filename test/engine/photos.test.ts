@@ -16,6 +16,16 @@ const HEAD = 512 * 1024;
 /** A camera-sized JPEG: the tagged sample followed by megabytes of (stand-in) image data. */
 const BIG_JPEG = Buffer.concat([fixtureBytes('sample-photo.jpg'), Buffer.alloc(4 * 1024 * 1024, 0x5a)]);
 
+/**
+ * A JPEG whose metadata runs past the head: nine 64 KB application segments (as some cameras'
+ * maker data and previews) before its EXIF and XMP.
+ */
+function jpegWithLongSegments(): Buffer {
+  const jpeg = fixtureBytes('sample-photo.jpg');
+  const segment = Buffer.concat([Buffer.from([0xff, 0xef, 0xff, 0xff]), Buffer.alloc(0xfffd, 0x20)]);
+  return Buffer.concat([jpeg.subarray(0, 2), ...Array<Buffer>(9).fill(segment), jpeg.subarray(2)]);
+}
+
 let env: ReturnType<typeof makeService> & { root: string; dataDir: string };
 
 beforeAll(async () => {
@@ -23,6 +33,7 @@ beforeAll(async () => {
   const dataDir = tempDir('trawl-photos-data-');
   writeTree(root, {
     '2024/IMG_0001.JPG': BIG_JPEG,
+    '2024/IMG_0002.JPG': jpegWithLongSegments(),
     '2024/scan.png': fixtureBytes('sample-photo.png'),
     '2024/scan.tif': fixtureBytes('sample-photo.tif'),
     'web/harbour.webp': fixtureBytes('sample-photo.webp'),
@@ -51,6 +62,7 @@ function paths(q: string): string[] {
 
 const TAGGED = [
   '2024/IMG_0001.JPG',
+  '2024/IMG_0002.JPG',
   '2024/scan.png',
   '2024/scan.tif',
   'web/harbour.avif',
@@ -65,8 +77,8 @@ describe('photos in a folder source', () => {
     expect(paths('sunrise')).toEqual(TAGGED);
     // IPTC sub-location (JPEG, TIFF), named face regions and XP keywords (JPEG).
     expect(paths('skeppsholmen')).toEqual(TAGGED);
-    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG']);
-    expect(paths('baltic ferry')).toEqual(['2024/IMG_0001.JPG']);
+    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG', '2024/IMG_0002.JPG']);
+    expect(paths('baltic ferry')).toEqual(['2024/IMG_0001.JPG', '2024/IMG_0002.JPG']);
     expect(paths('negative')).toEqual(['2024/scan.png']);
     expect(paths('camera')).toEqual([...TAGGED, 'misc/notes.txt'].sort());
   });
@@ -78,18 +90,19 @@ describe('photos in a folder source', () => {
     expect(hit.snippet).toContain('<mark>Lindqvist</mark>, Olof Berg');
   });
 
-  it("reads only a large JPEG's head, and other images whole", () => {
-    const read = (rel: string) =>
-      env.opened.find((o) => o.url === pathToFileURL(path.join(env.root, rel)).href);
-    expect(read('2024/IMG_0001.JPG')).toEqual({
-      url: pathToFileURL(path.join(env.root, '2024/IMG_0001.JPG')).href,
-      bytes: HEAD,
-      truncated: true,
-    });
-    expect(read('2024/scan.tif')).toMatchObject({
-      bytes: fixtureBytes('sample-photo.tif').length,
-      truncated: false,
-    });
+  it("reads only a large JPEG's head, the whole file when its metadata runs past the head, and other images whole", () => {
+    const reads = (rel: string) =>
+      env.opened
+        .filter((o) => o.url === pathToFileURL(path.join(env.root, rel)).href)
+        .map(({ bytes, truncated }) => ({ bytes, truncated }));
+    expect(reads('2024/IMG_0001.JPG')).toEqual([{ bytes: HEAD, truncated: true }]);
+    expect(reads('2024/IMG_0002.JPG')).toEqual([
+      { bytes: HEAD, truncated: true },
+      { bytes: jpegWithLongSegments().length, truncated: false },
+    ]);
+    expect(reads('2024/scan.tif')).toEqual([
+      { bytes: fixtureBytes('sample-photo.tif').length, truncated: false },
+    ]);
   });
 
   it('indexes an untagged photo by name and records a damaged one with its reason', () => {
@@ -107,9 +120,9 @@ describe('photos in a folder source', () => {
     fs.appendFileSync(file, Buffer.alloc(1024, 0x11));
     env.filtered.length = 0;
     const [rec] = await env.service.crawl({ mode: 'incremental' });
-    expect(rec.counts).toMatchObject({ updated: 0, added: 0, notModified: 8, failed: 0 });
+    expect(rec.counts).toMatchObject({ updated: 0, added: 0, notModified: 9, failed: 0 });
     expect(env.filtered).toEqual([]);
-    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG']);
+    expect(paths('"Ingrid Lindqvist"')).toEqual(['2024/IMG_0001.JPG', '2024/IMG_0002.JPG']);
     // A change to the tags is in the head: the photo is read and indexed again.
     const bytes = fs.readFileSync(file);
     const at = bytes.indexOf('Olof Berg');
@@ -117,7 +130,7 @@ describe('photos in a folder source', () => {
     bytes.write('Olga Berg', at, 'latin1');
     fs.writeFileSync(file, bytes);
     const [again] = await env.service.crawl({ mode: 'incremental' });
-    expect(again.counts).toMatchObject({ updated: 1, notModified: 7 });
+    expect(again.counts).toMatchObject({ updated: 1, notModified: 8 });
     expect(paths('olga')).toEqual(['2024/IMG_0001.JPG']);
   });
 });

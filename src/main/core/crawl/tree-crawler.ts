@@ -18,13 +18,13 @@ import { TaskPool } from './task-pool.js';
 /** How the crawler turns bytes into text: picks a filter for an item and runs it (under its caps). */
 export interface ContentExtractor {
   /**
-   * The filter for an item; `metadataOnly` means "do not even read the bytes", `headOnly` "read
-   * no more than the first `maxBytes` bytes, however large the item".
+   * The filter for an item; `metadataOnly` means "do not even read the bytes", `headBytes` "read
+   * this much of a larger item first" (see `FilterSpec.headBytes`).
    */
   pick(
     ext: string,
     mime?: string,
-  ): { id: string; maxBytes: number; metadataOnly: boolean; headOnly?: boolean };
+  ): { id: string; maxBytes: number; metadataOnly: boolean; headBytes?: number };
   run(input: FilterInput): Promise<FilterOutput>;
 }
 
@@ -159,13 +159,19 @@ export async function crawlTree(
     let textAtSource = false;
     try {
       if (!tooLarge && !spec.metadataOnly) {
-        // A head-only filter's item is read up to the filter's limit (its head); any other up to
-        // one byte past it, to tell an item at the limit from a larger one.
-        const opened = spec.headOnly
-          ? await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize), ctx, {
-              head: true,
-            })
-          : await handler.open(item, Math.min(spec.maxBytes, source.settings.maxFileSize) + 1, ctx);
+        const limit = Math.min(spec.maxBytes, source.settings.maxFileSize);
+        // Read whole up to one byte past the limit (to tell an item at the limit from a larger one)
+        // — or, for a filter whose metadata sits at the start, only the head of a larger item.
+        const whole = () => handler.open(item, limit + 1, ctx);
+        const head =
+          spec.headBytes !== undefined && item.size > spec.headBytes ? Math.min(spec.headBytes, limit) : 0;
+        let opened = head > 0 ? await handler.open(item, head, ctx, { head: true }) : await whole();
+        let partial = head > 0 && opened.truncated;
+        // A source that cannot read a head (smbclient, a large file) reads the item whole instead.
+        if (partial && opened.bytes.length === 0) {
+          opened = await whole();
+          partial = false;
+        }
         if (opened.security !== undefined) security = opened.security;
         hash = contentHash(opened.bytes);
         if (incremental && hist && hist.content_hash === hash) {
@@ -179,21 +185,31 @@ export async function crawlTree(
           counts.notModified++;
           return;
         }
-        const partial = spec.headOnly === true && opened.truncated;
-        if (partial && opened.bytes.length === 0) {
-          error = `this source cannot read the first ${spec.maxBytes} bytes of a file this large: indexed by name only`;
-        } else if (!spec.headOnly && (opened.truncated || opened.bytes.length > spec.maxBytes)) {
+        if (!partial && (opened.truncated || opened.bytes.length > spec.maxBytes)) {
           error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by name only`;
         } else {
           const atSource = handler.textAtSource?.(item, ctx) === true;
-          out = await extractor.run({
+          const input: FilterInput = {
             bytes: opened.bytes,
             name: item.name,
             ext,
             url: item.url,
             textAtSource: atSource,
-            ...(partial ? { partial } : {}),
-          });
+          };
+          try {
+            out = await extractor.run(partial ? { ...input, partial } : input);
+          } catch (e) {
+            if (!(partial && e instanceof FilterError && e.code === 'needs-whole')) throw e;
+            // Its metadata is not all in the head (a large cover picture, tags at the end).
+            opened = await whole();
+            hash = contentHash(opened.bytes);
+            if (opened.truncated || opened.bytes.length > spec.maxBytes)
+              throw new FilterError(
+                'too-large',
+                `${e.message}, and the file is larger than the ${spec.id} filter's limit (${limit} bytes): indexed by name only`,
+              );
+            out = await extractor.run({ ...input, bytes: opened.bytes });
+          }
           text = out.text;
           status = 'ok';
           textAtSource = atSource && canLeaveTextAtSource(out.filter, opened.bytes.length);

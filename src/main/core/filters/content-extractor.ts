@@ -18,7 +18,7 @@ export function createContentExtractor(runner: FilterRunner): ContentExtractor &
         id: spec.id,
         maxBytes: spec.maxBytes,
         metadataOnly: spec.id === METADATA_FILTER_ID,
-        headOnly: spec.headOnly === true,
+        ...(spec.headBytes !== undefined ? { headBytes: spec.headBytes } : {}),
       };
     },
     run: (input) => runner.run(input),

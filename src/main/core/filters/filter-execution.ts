@@ -63,23 +63,17 @@ export class FilterLibrary {
 }
 
 /**
- * The input as the spec's filter takes it: a head-only filter gets at most its `maxBytes` (flagged
- * `partial` when cut); any other throws `FilterError('too-large')` for an input over its cap or
- * one that is only the head of a larger item.
+ * Throws `FilterError('too-large')` for an input over the spec's cap, or for one that is only the
+ * head of a larger item when the spec's filter reads whole files (no `headBytes`).
  */
 export function fitInput(spec: FilterSpec, input: FilterInput): FilterInput {
-  if (spec.headOnly) {
-    if (input.bytes.length <= spec.maxBytes) return input;
-    // A copy: a view would take the whole buffer with it to a filter worker.
-    return { ...input, bytes: new Uint8Array(input.bytes.subarray(0, spec.maxBytes)), partial: true };
-  }
   if (input.bytes.length > spec.maxBytes) {
     throw new FilterError(
       'too-large',
       `${input.bytes.length} bytes exceed the ${spec.id} filter's ${spec.maxBytes}-byte cap; indexed by metadata only`,
     );
   }
-  if (input.partial) {
+  if (input.partial && spec.headBytes === undefined) {
     throw new FilterError(
       'too-large',
       `only the first ${input.bytes.length} bytes were read, and the ${spec.id} filter needs the whole file; indexed by metadata only`,

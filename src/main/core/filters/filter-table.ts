@@ -11,17 +11,15 @@ export interface FilterSpec {
   readonly mimes: readonly string[];
   /** Extensions (lowercase, no dot) this filter reads. */
   readonly extensions: readonly string[];
-  /**
-   * Inputs larger than this are refused with `FilterError('too-large')`: index metadata only —
-   * unless the filter is `headOnly`.
-   */
+  /** Inputs larger than this are refused with `FilterError('too-large')`: index metadata only. */
   readonly maxBytes: number;
   /**
-   * The filter needs only the start of a file (a JPEG's metadata segments): a larger item is read
-   * up to `maxBytes` and the filter gets that head, flagged `FilterInput.partial`, instead of
-   * the item being refused.
+   * The filter's metadata is usually at the start of a file (a JPEG's segments, an MP3's ID3 tag):
+   * a larger item is read this far first and the filter gets that head, flagged
+   * `FilterInput.partial`. A filter for which the head is not enough throws
+   * `FilterError('needs-whole')`, and the item is read again whole (up to `maxBytes`).
    */
-  readonly headOnly?: boolean;
+  readonly headBytes?: number;
   /** Per-item time cap in the filter runner; past it the worker is killed (`FilterError('timeout')`). */
   readonly maxMs: number;
 }
@@ -207,8 +205,8 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     mimes: ['image/jpeg', 'image/pjpeg', 'image/jpg'],
     extensions: ['jpg', 'jpeg', 'jpe', 'jfif'],
     // EXIF, XMP and IPTC segments precede the image data: a photo library is read 512 KiB a photo.
-    maxBytes: 512 * 1024,
-    headOnly: true,
+    maxBytes: 64 * MB,
+    headBytes: 512 * 1024,
     maxMs: 10_000,
   },
   {

@@ -22,8 +22,8 @@ export interface FilterInput {
    */
   textAtSource?: boolean;
   /**
-   * `bytes` is only the head of a larger item (a head-only filter's read, see `FilterSpec.headOnly`):
-   * the rest was not read.
+   * `bytes` is only the head of a larger item (see `FilterSpec.headBytes`): the rest was not read.
+   * A filter that needs the rest throws `FilterError('needs-whole')`.
    */
   partial?: boolean;
 }
@@ -68,7 +68,7 @@ export interface Filter {
 /** A filter failure: the item is marked failed with `message` as the reason; the crawl goes on. */
 export class FilterError extends Error {
   constructor(
-    readonly code: 'corrupt' | 'timeout' | 'too-large' | 'unsupported' | 'crashed',
+    readonly code: 'corrupt' | 'timeout' | 'too-large' | 'unsupported' | 'crashed' | 'needs-whole',
     message: string,
   ) {
     super(message);

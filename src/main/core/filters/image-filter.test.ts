@@ -6,6 +6,7 @@ import {
   within,
 } from '../../../../test/fixtures/filters/support.js';
 import { fitInput } from './filter-execution.js';
+import { jpegSegmentsEndWithin } from './image-filter.js';
 import { extractInProcess } from './filter-runner.js';
 import { FILTER_TABLE, pickFilter, SNIFF_BYTES } from './filter-table.js';
 
@@ -95,15 +96,22 @@ describe('image filter', () => {
     expect(err.message).toMatch(/^unreadable JPEG image: /);
   });
 
-  it('reads only the head of a large JPEG, and gives what the whole file gives', async () => {
+  it('reads a large JPEG from its head, and asks for the whole file when its metadata runs past it', async () => {
     const small = fixtureBytes('sample-photo.jpg');
     // Camera JPEGs are megabytes of image data after their metadata segments.
     const big = Buffer.concat([small, Buffer.alloc(3 * 1024 * 1024, 0x5a)]);
-    const fitted = fitInput(jpegSpec, inputOf('big.jpg', big));
-    expect(fitted.partial).toBe(true);
-    expect(fitted.bytes.length).toBe(512 * 1024);
-    expect(fitted.bytes.buffer.byteLength).toBe(512 * 1024); // a copy, not a view of 3 MB
-    expect(await extractInProcess(inputOf('big.jpg', big))).toEqual(await photo('sample-photo.jpg'));
+    const head = big.subarray(0, jpegSpec.headBytes);
+    expect(jpegSegmentsEndWithin(head)).toBe(true);
+    const fromHead = await extractInProcess(inputOf('big.jpg', head, { partial: true }));
+    expect(fromHead).toEqual(await photo('sample-photo.jpg'));
+    // The same photo cut inside its XMP segment: the head is not enough.
+    const cut = small.subarray(0, small.indexOf('Lighthouse over') + 5);
+    expect(jpegSegmentsEndWithin(cut)).toBe(false);
+    const err = await expectFilterError(
+      extractInProcess(inputOf('cut.jpg', cut, { partial: true })),
+      'needs-whole',
+    );
+    expect(err.message).toMatch(/metadata runs past the first \d+ bytes/);
   });
 
   it('expands no DTD entities in XMP (billion laughs, external entities)', async () => {

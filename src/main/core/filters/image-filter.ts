@@ -12,9 +12,9 @@ import { normalizeLine } from './text-normalization.js';
  * Core, IPTC, EXIF, Windows' XP tags, PNG text); the body is one labelled line per other property
  * a user searches photos by: camera and lens, date taken, place (IPTC/XMP location fields), the
  * people named in face regions (MWG, Microsoft Photo, IPTC Extension), GPS position, headline,
- * comments, copyright, software and size. A JPEG is read from its head only (see the `jpeg` row of
- * the filter table): `input.partial` is then set and everything after the head is unknown, which
- * loses nothing, as JPEG keeps its metadata segments before the image data.
+ * comments, copyright, software and size. A large JPEG is given its head first (the `jpeg` row of
+ * the filter table has `headBytes`): its metadata segments all precede the image data, and only
+ * when they run past the head does the filter ask for the whole file.
  */
 
 /** Largest decompressed size of one compressed metadata block (PNG zTXt/iTXt, iCCP). */
@@ -70,6 +70,8 @@ function load(): Promise<{ exif: ExifReaderModule; xml: XmlDomModule }> {
 export const imageFilter: Filter = {
   id: 'image',
   async extract(input: FilterInput): Promise<FilterOutput> {
+    if (input.partial && !jpegSegmentsEndWithin(input.bytes))
+      throw new FilterError('needs-whole', `its metadata runs past the first ${input.bytes.length} bytes`);
     const { exif, xml } = await load();
     const fallbackMime = mimeForExtension(input.ext) || 'application/octet-stream';
     let tags: Tags;
@@ -101,6 +103,31 @@ export const imageFilter: Filter = {
 
 /** The same filter for the JPEG row of the table, which reads only the head of a file. */
 export const jpegFilter: Filter = { ...imageFilter, id: 'jpeg' };
+
+/**
+ * Whether a JPEG's metadata segments (everything before its start-of-scan marker) lie within
+ * `bytes`: false for a head that ends inside them, or for bytes that are no JPEG.
+ */
+export function jpegSegmentsEndWithin(bytes: Uint8Array): boolean {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return false;
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return false;
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at++; // fill byte
+      continue;
+    }
+    if (marker === 0xda) return true; // start of scan: the image data follows
+    if (marker === 0xd9) return true; // end of image (no image data at all)
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2; // markers without a length
+      continue;
+    }
+    at += 2 + ((bytes[at + 2] << 8) | bytes[at + 3]);
+  }
+  return false;
+}
 
 /** The filter output for a set of tags. Exported for tests. */
 export function describeImage(tags: Tags, mime: string): FilterOutput {

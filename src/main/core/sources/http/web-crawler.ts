@@ -728,8 +728,7 @@ class WebCrawl {
           : `larger than the source's max document size (${this.settings.maxDocumentBytes} bytes): indexed by URL only`;
       annotations.push(res.truncated === 'decompressed' ? 'decompressed-cap' : 'size-cap');
     } else if (!spec.metadataOnly) {
-      // A head-only filter takes the head of a larger body (the runner cuts it).
-      if (res.body.length > spec.maxBytes && !spec.headOnly) {
+      if (res.body.length > spec.maxBytes) {
         error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by URL only`;
       } else {
         try {
