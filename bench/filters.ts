@@ -76,16 +76,33 @@ function inputs(): Record<string, { input: FilterInput; count: number }> {
     'text 25KB gzipped': { input: input('a.txt.gz', zlib.gzipSync(text)), count: 300 },
     'msg with an XLSX attached': { input: input('budget.msg', outlookMessage()), count: 150 },
     'jpeg 8KB, tagged': { input: input('sample-photo.jpg', file('sample-photo.jpg')), count: 300 },
-    // A camera-sized photo: the runner hands the filter its first 512 KiB.
-    'jpeg 6MB, tagged': {
-      input: input(
-        'photo.jpg',
-        Buffer.concat([file('sample-photo.jpg'), Buffer.alloc(6 * 1024 * 1024, 0x5a)]),
-      ),
+    // A camera photo's first 512 KiB, as the crawler reads it.
+    'jpeg head 512KiB': {
+      input: {
+        ...input(
+          'photo.jpg',
+          Buffer.concat([file('sample-photo.jpg'), Buffer.alloc(512 * 1024, 0x5a)]).subarray(0, 512 * 1024),
+        ),
+        partial: true,
+      },
       count: 100,
     },
     'png 2KB, tagged': { input: input('sample-photo.png', file('sample-photo.png')), count: 300 },
     'tiff 19KB, tagged': { input: input('sample-photo.tif', file('sample-photo.tif')), count: 300 },
+    'mp3 12KB, ID3v2 tagged': { input: input('sample-song.mp3', file('sample-song.mp3')), count: 300 },
+    // A song's first 1 MiB, as the crawler reads it.
+    'mp3 head 1MiB': {
+      input: {
+        ...input(
+          'song.mp3',
+          Buffer.concat([file('sample-song.mp3'), Buffer.alloc(1024 * 1024)]).subarray(0, 1024 * 1024),
+        ),
+        partial: true,
+      },
+      count: 100,
+    },
+    'flac 23KB, tagged': { input: input('sample-song.flac', file('sample-song.flac')), count: 300 },
+    'm4a 10KB, tagged': { input: input('sample-song.m4a', file('sample-song.m4a')), count: 300 },
     'zip of DOCX + XLSX': {
       input: input(
         'bundle.zip',

@@ -147,7 +147,8 @@ export async function crawlTree(
     session.currentItem = item.displayPath;
     const ext = extOf(item.name);
     const spec = extractor.pick(ext);
-    const tooLarge = item.size > source.settings.maxFileSize;
+    // A filter that reads heads reads no more of a file over the size limit than its head.
+    const tooLarge = item.size > source.settings.maxFileSize && spec.headBytes === undefined;
     let security: SecurityDescriptor | null | undefined = item.security;
     let text = '';
     let out: FilterOutput | null = null;
@@ -160,6 +161,7 @@ export async function crawlTree(
     try {
       if (!tooLarge && !spec.metadataOnly) {
         const limit = Math.min(spec.maxBytes, source.settings.maxFileSize);
+        const overLimit = `larger than ${limit < spec.maxBytes ? "the source's max file size" : `the ${spec.id} filter's limit`} (${limit} bytes): indexed by name only`;
         // Read whole up to one byte past the limit (to tell an item at the limit from a larger one)
         // — or, for a filter whose metadata sits at the start, only the head of a larger item.
         const whole = () => handler.open(item, limit + 1, ctx);
@@ -185,8 +187,8 @@ export async function crawlTree(
           counts.notModified++;
           return;
         }
-        if (!partial && (opened.truncated || opened.bytes.length > spec.maxBytes)) {
-          error = `larger than the ${spec.id} filter's limit (${spec.maxBytes} bytes): indexed by name only`;
+        if (!partial && (opened.truncated || opened.bytes.length > limit)) {
+          error = overLimit;
         } else {
           const atSource = handler.textAtSource?.(item, ctx) === true;
           const input: FilterInput = {
@@ -203,11 +205,8 @@ export async function crawlTree(
             // Its metadata is not all in the head (a large cover picture, tags at the end).
             opened = await whole();
             hash = contentHash(opened.bytes);
-            if (opened.truncated || opened.bytes.length > spec.maxBytes)
-              throw new FilterError(
-                'too-large',
-                `${e.message}, and the file is larger than the ${spec.id} filter's limit (${limit} bytes): indexed by name only`,
-              );
+            if (opened.truncated || opened.bytes.length > limit)
+              throw new FilterError('too-large', `${e.message}, and the file is ${overLimit}`);
             out = await extractor.run({ ...input, bytes: opened.bytes });
           }
           text = out.text;

@@ -39,5 +39,6 @@ export const BUILTIN_FILTERS: Readonly<Record<string, FilterLoader>> = {
   gzip: once(async () => (await import('./gzip-filter.js')).gzipFilter),
   jpeg: once(async () => (await import('./image-filter.js')).jpegFilter),
   image: once(async () => (await import('./image-filter.js')).imageFilter),
+  audio: once(async () => (await import('./audio-filter.js')).audioFilter),
   metadata: once(async () => (await import('./metadata-filter.js')).metadataFilter),
 };

@@ -181,7 +181,7 @@ const CASES: ConformanceCase[] = [
   },
   {
     filter: metadataFilter,
-    name: 'song.mp3',
+    name: 'movie.mkv',
     sample: () => seededBytes(2048, 7),
     word: '',
     refusesGarbage: false,

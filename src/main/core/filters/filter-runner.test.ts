@@ -83,8 +83,8 @@ describe('filter runner', () => {
 
   it('indexes unknown types by metadata only, without a worker', async () => {
     runner = createFilterRunner({ workers: 1 });
-    const out = await runner.run(inputOf('song.mp3', seededBytes(100_000)));
-    expect(out).toEqual({ text: '', mime: 'audio/mpeg', filter: 'metadata' });
+    const out = await runner.run(inputOf('movie.mkv', seededBytes(100_000)));
+    expect(out).toEqual({ text: '', mime: 'video/x-matroska', filter: 'metadata' });
   });
 
   it('passes filter refusals through with their code', async () => {

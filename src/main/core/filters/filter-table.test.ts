@@ -85,7 +85,7 @@ describe('pickFilter', () => {
     expect(pickFilter('pdf').id).toBe('pdf');
     expect(pickFilter('docx').id).toBe('docx');
     expect(pickFilter('PNG').id).toBe('image');
-    expect(pickFilter('MP3').id).toBe('metadata');
+    expect(pickFilter('MKV').id).toBe('metadata');
     expect(pickFilter('').id).toBe('metadata');
   });
 

@@ -210,6 +210,20 @@ export const FILTER_TABLE: readonly FilterSpec[] = [
     maxMs: 10_000,
   },
   {
+    id: 'audio',
+    // prettier-ignore
+    mimes: [
+      'audio/mpeg', 'audio/mp3', 'audio/flac', 'audio/x-flac', 'audio/ogg', 'audio/vorbis', 'audio/opus',
+      'audio/mp4', 'audio/x-m4a', 'audio/m4a', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave',
+      'audio/aiff', 'audio/x-aiff', 'audio/x-ms-wma',
+    ],
+    extensions: ['mp3', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'm4b', 'wav', 'aif', 'aiff', 'wma'],
+    // Tags mostly come first: a music library is read 1 MiB a song (whole when they do not).
+    maxBytes: 128 * MB,
+    headBytes: 1 * MB,
+    maxMs: 20_000,
+  },
+  {
     // Metadata may follow the image data (TIFF directories, WebP and PNG chunks, HEIF items).
     id: 'image',
     mimes: ['image/png', 'image/tiff', 'image/webp', 'image/avif', 'image/heic', 'image/heif'],
@@ -408,6 +422,7 @@ const EXTENSION_MIMES: Record<string, string> = {
   bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff', ico: 'image/vnd.microsoft.icon', heic: 'image/heic',
   heif: 'image/heif', avif: 'image/avif', jpe: 'image/jpeg', jfif: 'image/jpeg',
   mp3: 'audio/mpeg', wav: 'audio/wav', flac: 'audio/flac', ogg: 'audio/ogg', m4a: 'audio/mp4',
+  oga: 'audio/ogg', opus: 'audio/opus', m4b: 'audio/mp4', aif: 'audio/aiff', aiff: 'audio/aiff', wma: 'audio/x-ms-wma',
   mp4: 'video/mp4', mkv: 'video/x-matroska', mov: 'video/quicktime', avi: 'video/x-msvideo', webm: 'video/webm',
   zip: 'application/zip', gz: 'application/gzip', tgz: 'application/gzip', bz2: 'application/x-bzip2',
   xz: 'application/x-xz', '7z': 'application/x-7z-compressed', rar: 'application/vnd.rar', tar: 'application/x-tar',

@@ -187,4 +187,11 @@ export const MIGRATIONS: readonly string[] = [
      OR mime IN ('image/jpeg', 'image/pjpeg', 'image/png', 'image/tiff', 'image/webp', 'image/avif',
                  'image/heic', 'image/heif');
   `,
+  // 9: music and other audio (MP3, FLAC, Ogg, Opus, M4A, WAV, AIFF, WMA) have a filter now (their
+  // tags and lyrics); those indexed by name before are read again by the next crawl.
+  `
+  UPDATE documents SET ctime = -1, content_hash = NULL, etag = NULL, last_modified = NULL
+  WHERE lower(ext) IN ('mp3', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'm4b', 'wav', 'aif', 'aiff', 'wma')
+     OR mime LIKE 'audio/%';
+  `,
 ];

@@ -55,6 +55,7 @@ const en = {
   'kind.slides': 'Presentations',
   'kind.mail': 'Mail',
   'kind.image': 'Images',
+  'kind.audio': 'Music and audio',
   'kind.archive': 'Archives',
   'kind.other': 'Other',
 
@@ -409,6 +410,7 @@ const zhCN: Messages = {
   'kind.slides': '演示文稿',
   'kind.mail': '邮件',
   'kind.image': '图片',
+  'kind.audio': '音乐和音频',
   'kind.archive': '压缩包',
   'kind.other': '其他',
 

@@ -9,6 +9,9 @@ describe('file kinds', () => {
     expect(kindOf('pptx')).toBe('slides');
     expect(kindOf('rtf')).toBe('document');
     expect(kindOf('epub')).toBe('document');
+    expect(kindOf('FLAC')).toBe('audio');
+    expect(kindOf('unknownext', 'audio/x-custom')).toBe('audio');
+    expect(kindOf('heic')).toBe('image');
     expect(kindOf('unknownext', 'text/plain')).toBe('text');
     expect(kindOf('unknownext')).toBe('other');
   });

@@ -1,7 +1,18 @@
 /** File-type families: for the type filter, the result icons and the stats. */
 
 export type FileKind =
-  'document' | 'pdf' | 'text' | 'code' | 'web' | 'sheet' | 'slides' | 'mail' | 'image' | 'archive' | 'other';
+  | 'document'
+  | 'pdf'
+  | 'text'
+  | 'code'
+  | 'web'
+  | 'sheet'
+  | 'slides'
+  | 'mail'
+  | 'image'
+  | 'audio'
+  | 'archive'
+  | 'other';
 
 const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
   pdf: ['pdf'],
@@ -64,6 +75,7 @@ const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
     'heif',
     'avif',
   ],
+  audio: ['mp3', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'm4b', 'wav', 'aif', 'aiff', 'wma'],
   archive: ['zip', 'tar', 'gz', 'tgz', '7z', 'rar', 'bz2', 'xz', 'zst'],
 };
 
@@ -81,6 +93,7 @@ export const FILTER_KINDS: Exclude<FileKind, 'other'>[] = [
   'slides',
   'mail',
   'image',
+  'audio',
   'archive',
 ];
 
@@ -89,6 +102,7 @@ export function kindOf(ext: string, mime?: string, url?: string): FileKind {
   if (byExt) return byExt;
   if (mime?.startsWith('text/html') || (url && /^https?:/i.test(url))) return 'web';
   if (mime?.startsWith('image/')) return 'image';
+  if (mime?.startsWith('audio/')) return 'audio';
   if (mime?.startsWith('text/')) return 'text';
   return 'other';
 }

@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeId3v1, id3Padded } from '../fixtures/filters/audio-tags.js';
+import { fixtureBytes } from '../fixtures/filters/support.js';
+import { MIGRATIONS } from '../../src/main/core/index/schema.js';
+import { makeService, tempDir, writeTree } from '../helpers/engine.js';
+
+/**
+ * A music folder end to end: songs in every format, crawled by the real service through the
+ * filter workers, found by their tags and lyrics; large files are read 1 MiB at first, and whole
+ * only when their tags are not in that head.
+ */
+
+const MB = 1024 * 1024;
+/** A long MP3: its ID3v2 tag first, then megabytes of audio. */
+const LONG = Buffer.concat([fixtureBytes('sample-song.mp3'), Buffer.alloc(4 * MB)]);
+/** A long MP3 tagged only with ID3v1, at its end. */
+const OLD = beforeId3v1(fixtureBytes('sample-song-v1.mp3'), 3 * MB);
+/** An MP3 whose ID3v2 tag is 1.5 MB (a large cover picture). */
+const COVER = id3Padded(fixtureBytes('sample-song.mp3'), 1.5 * MB);
+
+let env: ReturnType<typeof makeService> & { root: string; dataDir: string };
+
+beforeAll(async () => {
+  const root = tempDir('trawl-music-');
+  const dataDir = tempDir('trawl-music-data-');
+  writeTree(root, {
+    'Quartet/03 Harbour Lights.mp3': LONG,
+    'Quartet/03 Harbour Lights.flac': fixtureBytes('sample-song.flac'),
+    'Quartet/03 Harbour Lights.ogg': fixtureBytes('sample-song.ogg'),
+    'Quartet/03 Harbour Lights.opus': fixtureBytes('sample-song.opus'),
+    'Quartet/03 Harbour Lights.m4a': fixtureBytes('sample-song.m4a'),
+    'Quartet/03 Harbour Lights.wma': fixtureBytes('sample-song.wma'),
+    'Recordings/take.wav': fixtureBytes('sample-song.wav'),
+    'Recordings/take.aiff': fixtureBytes('sample-song.aiff'),
+    'Tapes/old.mp3': OLD,
+    'Covers/big-cover.mp3': COVER,
+    'Broken/half.mp3': Buffer.from('a download that stopped before the first frame'),
+  });
+  env = { ...makeService(dataDir), root, dataDir };
+  env.service.addSource({ startAddresses: [root] });
+  await env.service.crawl({ mode: 'full' });
+});
+
+afterAll(async () => {
+  await env.service.close();
+  fs.rmSync(env.root, { recursive: true, force: true });
+  fs.rmSync(env.dataDir, { recursive: true, force: true });
+});
+
+function paths(q: string): string[] {
+  return env.service
+    .search({ query: q, limit: 50 })
+    .hits.map((h) => path.relative(env.root, h.path))
+    .sort();
+}
+
+const reads = (rel: string) =>
+  env.opened
+    .filter((o) => o.url === pathToFileURL(path.join(env.root, rel)).href)
+    .map(({ bytes, truncated }) => ({ bytes, truncated }));
+
+describe('music in a folder source', () => {
+  it('finds songs by title, artist, album, composer, genre and lyrics', () => {
+    const tagged = [
+      'Covers/big-cover.mp3',
+      'Quartet/03 Harbour Lights.flac',
+      'Quartet/03 Harbour Lights.m4a',
+      'Quartet/03 Harbour Lights.mp3',
+      'Quartet/03 Harbour Lights.ogg',
+      'Quartet/03 Harbour Lights.opus',
+      'Quartet/03 Harbour Lights.wma',
+      'Recordings/take.aiff',
+      'Recordings/take.wav',
+    ];
+    expect(paths('author:skeppsholm')).toEqual(tagged);
+    expect(paths('"songs from the baltic"')).toEqual(tagged);
+    expect(paths('folk')).toEqual([...tagged, 'Tapes/old.mp3'].sort());
+    expect(paths('"lighthouse keeps the time"')).toEqual([
+      'Covers/big-cover.mp3',
+      'Quartet/03 Harbour Lights.flac',
+      'Quartet/03 Harbour Lights.m4a',
+      'Quartet/03 Harbour Lights.mp3',
+      'Quartet/03 Harbour Lights.ogg',
+      'Quartet/03 Harbour Lights.opus',
+    ]);
+    expect(paths('"old harbour song" 1987')).toEqual(['Tapes/old.mp3']);
+    const [hit] = env.service.search({ query: 'ferry path:Quartet ext:flac', limit: 5 }).hits;
+    expect(hit).toMatchObject({ title: 'Harbour Lights', type: 'audio/flac' });
+    expect(hit.snippet).toContain('the <mark>ferry</mark> leaves at dawn');
+  });
+
+  it('reads a long song 1 MiB far, and whole only when its tags are not in that head', () => {
+    expect(reads('Quartet/03 Harbour Lights.mp3')).toEqual([{ bytes: MB, truncated: true }]);
+    expect(reads('Tapes/old.mp3')).toEqual([
+      { bytes: MB, truncated: true },
+      { bytes: OLD.length, truncated: false },
+    ]);
+    expect(reads('Covers/big-cover.mp3')).toEqual([
+      { bytes: MB, truncated: true },
+      { bytes: COVER.length, truncated: false },
+    ]);
+    expect(reads('Recordings/take.wav')).toEqual([
+      { bytes: fixtureBytes('sample-song.wav').length, truncated: false },
+    ]);
+  });
+
+  it('records a file that is no audio with its reason, and finds it by name', () => {
+    const failed = env.service
+      .log({ failedOnly: true })
+      .map((l) => [path.relative(env.root, l.url), l.reason]);
+    expect(failed).toEqual([['Broken/half.mp3', 'unreadable MP3 file: no audio stream or tags found']]);
+    expect(paths('half')).toEqual(['Broken/half.mp3']);
+  });
+});
+
+describe('a source whose max file size is below a song', () => {
+  it('still reads the head of a larger song, and says why one whose tags are not there is indexed by name', async () => {
+    const root = tempDir('trawl-music-small-');
+    const dataDir = tempDir('trawl-music-small-data-');
+    writeTree(root, { 'long.mp3': LONG, 'old.mp3': OLD });
+    const small = makeService(dataDir);
+    try {
+      small.service.addSource({ startAddresses: [root], settings: { maxFileSize: 2 * MB } });
+      const [rec] = await small.service.crawl({ mode: 'full' });
+      expect(rec.counts).toMatchObject({ added: 2, failed: 0 });
+      expect(
+        small.service.search({ query: 'harbour lights' }).hits.map((h) => path.basename(h.path)),
+      ).toEqual(['long.mp3']);
+      const row = small.service.db
+        .prepare("SELECT status, error FROM documents WHERE name = 'old.mp3'")
+        .get();
+      expect(row).toEqual({
+        status: 'metadata',
+        error: `its tags are not within the first ${MB} bytes, and the file is larger than the source's max file size (${2 * MB} bytes): indexed by name only`,
+      });
+    } finally {
+      await small.service.close();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an index from before the audio filter', () => {
+  it('reads the songs it holds by name only again on the next incremental crawl, and nothing else', async () => {
+    const root = tempDir('trawl-music-old-');
+    const dataDir = tempDir('trawl-music-old-data-');
+    writeTree(root, {
+      'song.mp3': fixtureBytes('sample-song.mp3'),
+      'song.flac': fixtureBytes('sample-song.flac'),
+      'photo.jpg': fixtureBytes('sample-photo.jpg'),
+      'notes.txt': 'Set list for Friday.',
+    });
+    let old = makeService(dataDir);
+    old.service.addSource({ startAddresses: [root] });
+    await old.service.crawl({ mode: 'full' });
+    // What the previous version left: the songs indexed by name only, schema version 8.
+    const db = old.service.db;
+    db.prepare(
+      "UPDATE documents SET title = NULL, author = NULL, status = 'metadata' WHERE ext IN ('mp3', 'flac')",
+    ).run();
+    db.pragma('user_version = 8');
+    await old.service.close();
+
+    old = makeService(dataDir);
+    try {
+      expect(old.service.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      const [rec] = await old.service.crawl({ mode: 'incremental' });
+      expect(rec.counts).toMatchObject({ updated: 2, notModified: 2, added: 0, deleted: 0, failed: 0 });
+      expect(old.filtered.map((u) => path.basename(decodeURIComponent(u))).sort()).toEqual([
+        'song.flac',
+        'song.mp3',
+      ]);
+      expect(old.service.search({ query: 'author:skeppsholm', limit: 10 }).total).toBe(2);
+    } finally {
+      await old.service.close();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
