@@ -38,6 +38,8 @@ beforeAll(async () => {
     'Tapes/old.mp3': OLD,
     'Covers/big-cover.mp3': COVER,
     'Broken/half.mp3': Buffer.from('a download that stopped before the first frame'),
+    // Over the HTML filter's 16 MB limit (and under the source's 64 MB).
+    'Notes/huge.html': Buffer.alloc(17 * MB, 0x20),
   });
   env = { ...makeService(dataDir), root, dataDir };
   env.service.addSource({ startAddresses: [root] });
@@ -107,6 +109,15 @@ describe('music in a folder source', () => {
     ]);
   });
 
+  it('reads no byte of a file over its filter’s limit', () => {
+    expect(reads('Notes/huge.html')).toEqual([]);
+    const row = env.service.db.prepare("SELECT status, error FROM documents WHERE name = 'huge.html'").get();
+    expect(row).toEqual({
+      status: 'metadata',
+      error: `larger than the html filter's limit (${16 * MB} bytes): indexed by name only`,
+    });
+  });
+
   it('records a file that is no audio with its reason, and finds it by name', () => {
     const failed = env.service
       .log({ failedOnly: true })
@@ -126,6 +137,11 @@ describe('a source whose max file size is below a song', () => {
       small.service.addSource({ startAddresses: [root], settings: { maxFileSize: 2 * MB } });
       const [rec] = await small.service.crawl({ mode: 'full' });
       expect(rec.counts).toMatchObject({ added: 2, failed: 0 });
+      // The head of each; no whole read of the one over the limit.
+      expect(small.opened.map((o) => [path.basename(o.url), o.bytes]).sort()).toEqual([
+        ['long.mp3', MB],
+        ['old.mp3', MB],
+      ]);
       expect(
         small.service.search({ query: 'harbour lights' }).hits.map((h) => path.basename(h.path)),
       ).toEqual(['long.mp3']);

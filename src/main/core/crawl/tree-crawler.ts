@@ -165,6 +165,8 @@ export async function crawlTree(
         // Read whole up to one byte past the limit (to tell an item at the limit from a larger one)
         // — or, for a filter whose metadata sits at the start, only the head of a larger item.
         const whole = () => handler.open(item, limit + 1, ctx);
+        // A file its filter would refuse is not read up to the limit in vain.
+        if (spec.headBytes === undefined && item.size > limit) throw new FilterError('too-large', overLimit);
         const head =
           spec.headBytes !== undefined && item.size > spec.headBytes ? Math.min(spec.headBytes, limit) : 0;
         let opened = head > 0 ? await handler.open(item, head, ctx, { head: true }) : await whole();
@@ -202,7 +204,10 @@ export async function crawlTree(
             out = await extractor.run(partial ? { ...input, partial } : input);
           } catch (e) {
             if (!(partial && e instanceof FilterError && e.code === 'needs-whole')) throw e;
-            // Its metadata is not all in the head (a large cover picture, tags at the end).
+            // Its metadata is not all in the head (a large cover picture, tags at the end). A file
+            // over the limit is not read in vain up to it.
+            if (item.size > limit)
+              throw new FilterError('too-large', `${e.message}, and the file is ${overLimit}`);
             opened = await whole();
             hash = contentHash(opened.bytes);
             if (opened.truncated || opened.bytes.length > limit)
