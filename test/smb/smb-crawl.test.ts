@@ -18,6 +18,8 @@ import {
 import { FileCredentialStore } from '../../src/main/core/credential-store.js';
 import { ensureUnixAccounts, removeSambaDir, startSamba, type SambaServer } from './samba-server.js';
 import { buildTree, filesBelow, readableOverSmb, relOf, sambaForTests, smbService } from './smb-helpers.js';
+import { beforeId3v1 } from '../fixtures/filters/audio-tags.js';
+import { fixtureBytes } from '../fixtures/filters/support.js';
 
 const RUN = sambaForTests();
 const USERS = ['alice', 'bob', 'carol'] as const;
@@ -312,6 +314,37 @@ describe.skipIf(!RUN)('SMB sources against a real Samba server', () => {
       expect((await be.read(['bytes', 'all.bin'], 10, 1 << 20)).bytes.equals(bin)).toBe(true);
     } finally {
       await be.close();
+    }
+  });
+
+  it('reads photos and songs from their heads over SMB, whole only when their tags are not there', async () => {
+    const MB = 1024 * 1024;
+    const media = {
+      'media/IMG_0001.JPG': Buffer.concat([fixtureBytes('sample-photo.jpg'), Buffer.alloc(3 * MB, 0x5a)]),
+      'media/Harbour Lights.mp3': Buffer.concat([fixtureBytes('sample-song.mp3'), Buffer.alloc(3 * MB)]),
+      'media/old.mp3': beforeId3v1(fixtureBytes('sample-song-v1.mp3'), 3 * MB),
+    };
+    buildTree(server.paths.secure, Object.fromEntries(Object.keys(media).map((k) => [k, { content: '' }])));
+    for (const [rel, bytes] of Object.entries(media))
+      fs.writeFileSync(path.join(server.paths.secure, rel), bytes);
+    const s = service.addSource({
+      name: 'media',
+      startAddresses: [server.url('secure', 'media')],
+      rules: [{ action: 'include', syntax: 'prefix', pattern: 'smb://', credentialId: 'crawl' }],
+    });
+    try {
+      const [rec] = await service.crawl({ sourceId: s.id, mode: 'full' });
+      expect(rec.counts).toMatchObject({ added: 3, failed: 0 });
+      const found = (q: string) =>
+        service
+          .search({ query: q, sourceIds: [s.id] })
+          .hits.map((h) => relOf(h.url))
+          .sort();
+      expect(found('"Ingrid Lindqvist" skeppsholmen')).toEqual(['media/IMG_0001.JPG']);
+      expect(found('author:skeppsholm "lighthouse keeps the time"')).toEqual(['media/Harbour Lights.mp3']);
+      expect(found('"old harbour song"')).toEqual(['media/old.mp3']);
+    } finally {
+      service.removeSource(s.id);
     }
   });
 
