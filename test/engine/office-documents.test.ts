@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,19 +5,17 @@ import { fixtureBytes } from '../fixtures/filters/support.js';
 import { outlookMessage } from '../fixtures/filters/msg-builder.js';
 import { buildZip } from '../fixtures/filters/zip-builder.js';
 import { MIGRATIONS } from '../../src/main/core/index/schema.js';
-import { makeService, tempDir, writeTree } from '../helpers/engine.js';
+import { crawledFolder, indexFromVersion } from '../helpers/engine.js';
 
 /**
  * Office documents end to end: LibreOffice's XLSX, PPTX, ODT, ODS and ODP in a folder, crawled by
  * the real service through the filter workers, found by their text and properties.
  */
 
-let env: ReturnType<typeof makeService> & { root: string; dataDir: string };
+let env: Awaited<ReturnType<typeof crawledFolder>>;
 
 beforeAll(async () => {
-  const root = tempDir('trawl-office-');
-  const dataDir = tempDir('trawl-office-data-');
-  writeTree(root, {
+  env = await crawledFolder('trawl-office', {
     'budget/loom-budget.xlsx': fixtureBytes('sample.xlsx'),
     'budget/loom-budget.ods': fixtureBytes('sample.ods'),
     'talks/review.pptx': fixtureBytes('sample.pptx'),
@@ -55,23 +52,11 @@ beforeAll(async () => {
     ),
     'letters/truncated.xlsx': fixtureBytes('sample.xlsx').subarray(0, 1500),
   });
-  env = { ...makeService(dataDir), root, dataDir };
-  env.service.addSource({ startAddresses: [root] });
-  await env.service.crawl({ mode: 'full' });
 });
 
-afterAll(async () => {
-  await env.service.close();
-  fs.rmSync(env.root, { recursive: true, force: true });
-  fs.rmSync(env.dataDir, { recursive: true, force: true });
-});
+afterAll(() => env.close());
 
-function paths(q: string): string[] {
-  return env.service
-    .search({ query: q, limit: 50 })
-    .hits.map((h) => path.relative(env.root, h.path))
-    .sort();
-}
+const paths = (q: string) => env.paths(q);
 
 describe('office documents in a folder source', () => {
   it('finds spreadsheet cells, sheet names, slide text and speaker notes', () => {
@@ -156,25 +141,22 @@ describe('office documents in a folder source', () => {
 
 describe('an index from before the office filters', () => {
   it('reads the office files it holds by name only again on the next incremental crawl, and nothing else', async () => {
-    const root = tempDir('trawl-office-old-');
-    const dataDir = tempDir('trawl-office-old-data-');
-    writeTree(root, {
-      'budget.xlsx': fixtureBytes('sample.xlsx'),
-      'slides.odp': fixtureBytes('sample.odp'),
-      'letter.doc': fixtureBytes('sample.doc'),
-      'notes.txt': 'Plain notes about looms.',
-      'archive.7z': Buffer.alloc(512, 3),
-    });
-    let old = makeService(dataDir);
-    old.service.addSource({ startAddresses: [root] });
-    await old.service.crawl({ mode: 'full' });
     // What the previous version left: the office files indexed by name only, schema version 5.
-    const db = old.service.db;
-    db.prepare("UPDATE documents SET title = NULL, author = NULL WHERE ext IN ('xlsx', 'odp', 'doc')").run();
-    db.pragma('user_version = 5');
-    await old.service.close();
-
-    old = makeService(dataDir);
+    const old = await indexFromVersion(
+      'trawl-office-old',
+      {
+        'budget.xlsx': fixtureBytes('sample.xlsx'),
+        'slides.odp': fixtureBytes('sample.odp'),
+        'letter.doc': fixtureBytes('sample.doc'),
+        'notes.txt': 'Plain notes about looms.',
+        'archive.7z': Buffer.alloc(512, 3),
+      },
+      5,
+      (db) =>
+        db
+          .prepare("UPDATE documents SET title = NULL, author = NULL WHERE ext IN ('xlsx', 'odp', 'doc')")
+          .run(),
+    );
     try {
       expect(old.service.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       const [rec] = await old.service.crawl({ mode: 'incremental' });
@@ -195,9 +177,7 @@ describe('an index from before the office filters', () => {
       expect(again.counts).toMatchObject({ updated: 0, notModified: 5 });
       expect(old.filtered).toEqual([]);
     } finally {
-      await old.service.close();
-      fs.rmSync(root, { recursive: true, force: true });
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await old.close();
     }
   });
 });

@@ -11,6 +11,8 @@ import { createFilterRunner } from '../../src/main/core/filters/filter-runner.js
 import { createContentExtractor } from '../../src/main/core/filters/content-extractor.js';
 import type { ContentExtractor } from '../../src/main/core/crawl/tree-crawler.js';
 import type { SecurityProvider } from '../../src/main/core/security/security-provider.js';
+import type { NewContentSource } from '../../src/main/core/model.js';
+import type Database from 'better-sqlite3';
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'trawl-'): string {
@@ -61,4 +63,60 @@ export function makeService(dataDir: string, opts: { security?: SecurityProvider
     credentials: new FileCredentialStore(dataDir),
   });
   return { service, filtered, opened };
+}
+
+/**
+ * A folder of `files`, added as a source to a fresh {@link makeService} and crawled in full.
+ * `paths(q)` lists the hits of a query relative to the folder; `reopen()` closes the service and
+ * opens a new one on the same index (migrations run); `close()` also removes both folders.
+ */
+export async function crawledFolder(
+  prefix: string,
+  files: Record<string, string | Buffer>,
+  source: Omit<NewContentSource, 'startAddresses'> = {},
+) {
+  const root = tempDir(`${prefix}-`);
+  const dataDir = tempDir(`${prefix}-data-`);
+  writeTree(root, files);
+  const folder = {
+    ...makeService(dataDir),
+    root,
+    dataDir,
+    paths(q: string): string[] {
+      return folder.service
+        .search({ query: q, limit: 50 })
+        .hits.map((h) => path.relative(root, h.path))
+        .sort();
+    },
+    async reopen(): Promise<void> {
+      await folder.service.close();
+      Object.assign(folder, makeService(dataDir));
+    },
+    async close(): Promise<void> {
+      await folder.service.close();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  folder.service.addSource({ startAddresses: [root], ...source });
+  await folder.service.crawl({ mode: 'full' });
+  return folder;
+}
+
+/**
+ * What an older Trawl left: `files` crawled now, then `downgrade` undoes what newer filters wrote
+ * and the schema version is set back to `version`; the index is reopened (the migrations since
+ * run), with `filtered` and `opened` empty.
+ */
+export async function indexFromVersion(
+  prefix: string,
+  files: Record<string, string | Buffer>,
+  version: number,
+  downgrade: (db: Database.Database) => void,
+) {
+  const folder = await crawledFolder(prefix, files);
+  downgrade(folder.service.db);
+  folder.service.db.pragma(`user_version = ${version}`);
+  await folder.reopen();
+  return folder;
 }

@@ -22,15 +22,7 @@ import { normalizeLine } from './text-normalization.js';
 const HEAD_ONLY_CONTAINERS = new Set(['WAVE', 'AIFF', 'AIFF-C']);
 
 type MusicMetadata = typeof import('music-metadata');
-let library: Promise<MusicMetadata> | undefined;
-
-function load(): Promise<MusicMetadata> {
-  library ??= loadLibrary('Audio metadata support', () => import('music-metadata'));
-  library.catch(() => {
-    library = undefined;
-  });
-  return library;
-}
+const load = () => loadLibrary('Audio metadata support', () => import('music-metadata'));
 
 export const audioFilter: Filter = {
   id: 'audio',

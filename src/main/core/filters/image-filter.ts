@@ -52,20 +52,13 @@ type Group = Record<string, Tag | Tag[] | undefined>;
 type Tags = Record<string, Group | undefined>;
 
 type ExifReaderModule = typeof import('exifreader');
-type XmlDomModule = typeof import('@xmldom/xmldom');
 
-let libraries: Promise<{ exif: ExifReaderModule; xml: XmlDomModule }> | undefined;
-
-function load(): Promise<{ exif: ExifReaderModule; xml: XmlDomModule }> {
-  libraries ??= loadLibrary('Image metadata support', async () => {
+/** ExifReader and the XML parser it needs for XMP (imported once by the module system). */
+const load = () =>
+  loadLibrary('Image metadata support', async () => {
     const [exif, xml] = await Promise.all([import('exifreader'), import('@xmldom/xmldom')]);
     return { exif: ((exif as { default?: ExifReaderModule }).default ?? exif) as ExifReaderModule, xml };
   });
-  libraries.catch(() => {
-    libraries = undefined;
-  });
-  return libraries;
-}
 
 export const imageFilter: Filter = {
   id: 'image',
