@@ -70,7 +70,7 @@ describe('music in a folder source', () => {
     expect(paths('"old harbour song" 1987')).toEqual(['Tapes/old.mp3']);
     const [hit] = env.service.search({ query: 'ferry path:Quartet ext:flac', limit: 5 }).hits;
     expect(hit).toMatchObject({ title: 'Harbour Lights', type: 'audio/flac' });
-    expect(hit.snippet).toContain('the <mark>ferry</mark> leaves at dawn');
+    expect(hit.snippet).toContain('Lyrics: the <mark>ferry</mark> leaves');
   });
 
   it('reads a long song 1 MiB far, and whole only when its tags are not in that head', () => {

@@ -56,6 +56,19 @@ describe('makeSnippet', () => {
     expect(s).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
   });
 
+  it('shows the words before a hit, from the start of its line or of a word', () => {
+    const snippet = (text: string, term: string) =>
+      makeSnippet(text, new HitMatcher(highlightTermsOf(term, false)).find(text), { width: 80 });
+    const prose = `${'lorem ipsum dolor sit amet '.repeat(10)}the ferry leaves at dawn and the lighthouse keeps the time`;
+    expect(snippet(prose, 'lighthouse')).toBe(
+      '…amet the ferry leaves at dawn and the <mark>lighthouse</mark> keeps the time',
+    );
+    const lines = `Camera: Canon EOS 5D Mark IV\nPlace: Skeppsholmen, Stockholm\nPeople: Ingrid Lindqvist, Olof Berg\nSize: 96 × 64`;
+    expect(snippet(`${'x '.repeat(100)}${lines}`, 'lindqvist')).toMatch(
+      /^…People: Ingrid <mark>Lindqvist<\/mark>, Olof Berg/,
+    );
+  });
+
   it('starts at the beginning without hits', () => {
     expect(makeSnippet('short text', [])).toBe('short text');
     expect(makeSnippet('', [])).toBe('');

@@ -250,10 +250,20 @@ export function makeSnippet(text: string, hits: readonly Hit[], opts: SnippetOpt
   const slack = Math.max(0, width - (lastEnd - first.start));
   let start = Math.max(0, first.start - Math.min(60, Math.floor(slack / 2)));
   if (start > 0) {
-    const space = text.lastIndexOf(' ', first.start);
-    if (space >= start - 20 && space < first.start) start = space + 1;
+    // The words before the hit, from the start of its line when that is within reach (a
+    // paragraph, a labelled line such as "People: …"), else from a word boundary.
+    const line = text.lastIndexOf('\n', first.start - 1);
+    if (line >= start) start = line + 1;
+    else {
+      const space = text.lastIndexOf(' ', start);
+      if (space >= start - 20) start = space + 1;
+      else {
+        const next = text.indexOf(' ', start);
+        if (next !== -1 && next < first.start) start = next + 1;
+      }
+    }
   }
-  return window(text, start, width, hits);
+  return window(text, start, width, hits, lastEnd);
 }
 
 /** The whole of `text`, HTML-escaped, with `hits` wrapped in `<mark>…</mark>`. */
@@ -261,11 +271,12 @@ export function markHits(text: string, hits: readonly Hit[]): string {
   return window(text, 0, text.length, hits);
 }
 
-function window(text: string, start: number, width: number, hits: readonly Hit[]): string {
-  let end = Math.min(text.length, start + width);
+/** `width` characters of `text` from `start`, ended at a word boundary but not before `keepTo`. */
+function window(text: string, start: number, width: number, hits: readonly Hit[], keepTo = 0): string {
+  let end = Math.min(text.length, Math.max(start + width, keepTo));
   if (end < text.length) {
     const space = text.lastIndexOf(' ', end);
-    if (space > start + width * 0.6) end = space;
+    if (space > start + width * 0.6 && space >= keepTo) end = space;
   }
   // Never cut a surrogate pair.
   if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start--;
