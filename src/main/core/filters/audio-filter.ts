@@ -1,7 +1,8 @@
+import type { IAudioMetadata, IFormat } from 'music-metadata';
 import type { Filter, FilterInput, FilterOutput } from './filter.js';
 import { FilterError, loadLibrary, unreadable } from './filter.js';
 import { mimeForExtension } from './filter-table.js';
-import { normalizeLine } from './text-normalization.js';
+import { distinctValues, normalizeLine } from './text-normalization.js';
 
 /**
  * Music and other audio (MP3, FLAC, Ogg Vorbis, Opus, M4A/AAC, WAV, AIFF, WMA): the tags a music
@@ -21,7 +22,6 @@ import { normalizeLine } from './text-normalization.js';
 /** Containers whose tags, if any, are not looked for past the head. */
 const HEAD_ONLY_CONTAINERS = new Set(['WAVE', 'AIFF', 'AIFF-C']);
 
-type MusicMetadata = typeof import('music-metadata');
 const load = () => loadLibrary('Audio metadata support', () => import('music-metadata'));
 
 export const audioFilter: Filter = {
@@ -29,7 +29,7 @@ export const audioFilter: Filter = {
   async extract(input: FilterInput): Promise<FilterOutput> {
     const mm = await load();
     const fallbackMime = mimeForExtension(input.ext) || 'application/octet-stream';
-    let meta: Awaited<ReturnType<MusicMetadata['parseBuffer']>>;
+    let meta: IAudioMetadata;
     try {
       meta = await mm.parseBuffer(
         input.bytes,
@@ -60,36 +60,6 @@ function needsWhole(input: FilterInput): FilterError {
   return new FilterError('needs-whole', `its tags are not within the first ${input.bytes.length} bytes`);
 }
 
-/** What {@link describeAudio} reads of music-metadata's result. */
-export interface AudioMetadata {
-  common: {
-    title?: string;
-    artist?: string;
-    artists?: string[];
-    album?: string;
-    albumartist?: string;
-    track?: { no: number | null; of: number | null };
-    disk?: { no: number | null; of: number | null };
-    year?: number;
-    date?: string;
-    genre?: string[];
-    composer?: string[];
-    conductor?: string[];
-    label?: string[];
-    comment?: ({ text?: string } | string)[];
-    lyrics?: ({ text?: string } | string)[];
-  };
-  format: {
-    container?: string;
-    codec?: string;
-    sampleRate?: number;
-    numberOfChannels?: number;
-    bitrate?: number;
-    duration?: number;
-    lossless?: boolean;
-  };
-}
-
 /** Container names as music-metadata gives them → MIME types. */
 function mimeOf(container: string | undefined, fallback: string): string {
   const c = (container ?? '').toUpperCase();
@@ -103,13 +73,10 @@ function mimeOf(container: string | undefined, fallback: string): string {
   return fallback;
 }
 
-/**
- * The filter output for parsed tags; `partial` when only the head was read (its length is then
- * unknown). Exported for tests.
- */
-export function describeAudio(meta: AudioMetadata, fallbackMime: string, partial = false): FilterOutput {
+/** The filter output for parsed tags; `partial` when only the head was read (its length is then unknown). */
+function describeAudio(meta: IAudioMetadata, fallbackMime: string, partial = false): FilterOutput {
   const { common, format } = meta;
-  const artists = unique(common.artists?.length ? common.artists : [common.artist]);
+  const artists = distinctValues(common.artists?.length ? common.artists : [common.artist]);
   const lines: string[] = [];
   const add = (label: string, value: string | undefined): void => {
     const v = normalizeLine(value, 16_384);
@@ -122,9 +89,9 @@ export function describeAudio(meta: AudioMetadata, fallbackMime: string, partial
   add('Track', ofTotal(common.track));
   add('Disc', ofTotal(common.disk));
   add('Year', common.year ? String(common.year) : common.date);
-  add('Composer', unique(common.composer ?? []).join(', '));
-  add('Conductor', unique(common.conductor ?? []).join(', '));
-  add('Label', unique(common.label ?? []).join(', '));
+  add('Composer', distinctValues(common.composer ?? []).join(', '));
+  add('Conductor', distinctValues(common.conductor ?? []).join(', '));
+  add('Label', distinctValues(common.label ?? []).join(', '));
   add('Format', formatLine(format, partial));
   const lyrics = texts(common.lyrics);
   const comments = texts(common.comment);
@@ -134,12 +101,12 @@ export function describeAudio(meta: AudioMetadata, fallbackMime: string, partial
     title: normalizeLine(common.title),
     author: normalizeLine(artists.join(', ')),
     description: normalizeLine(comments.join(' · ')),
-    keywords: normalizeLine(unique(common.genre ?? []).join(', ')),
+    keywords: normalizeLine(distinctValues(common.genre ?? []).join(', ')),
     mime: mimeOf(format.container, fallbackMime),
   };
 }
 
-function formatLine(f: AudioMetadata['format'], partial: boolean): string {
+function formatLine(f: IFormat, partial: boolean): string {
   const parts: string[] = [];
   if (f.codec) parts.push(f.codec);
   if (f.sampleRate)
@@ -172,18 +139,5 @@ function ofTotal(n: { no: number | null; of: number | null } | undefined): strin
 }
 
 function texts(xs: ({ text?: string } | string)[] | undefined): string[] {
-  return unique((xs ?? []).map((x) => (typeof x === 'string' ? x : x.text)));
-}
-
-/** Non-empty values, the first spelling of each (any case) kept, in order. */
-function unique(xs: (string | undefined)[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const x of xs) {
-    const v = x?.replace(/\0+$/, '').trim();
-    if (!v || seen.has(v.toLowerCase())) continue;
-    seen.add(v.toLowerCase());
-    out.push(v);
-  }
-  return out;
+  return distinctValues((xs ?? []).map((x) => (typeof x === 'string' ? x : x.text)));
 }

@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import type { Filter, FilterInput, FilterOutput } from './filter.js';
 import { FilterError, loadLibrary, unreadable } from './filter.js';
 import { mimeForExtension } from './filter-table.js';
-import { normalizeLine } from './text-normalization.js';
+import { distinctValues, normalizeLine } from './text-normalization.js';
 
 /**
  * Photos and other images (JPEG, PNG, TIFF, WebP, AVIF, HEIC): the properties embedded in them —
@@ -122,8 +122,8 @@ export function jpegSegmentsEndWithin(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** The filter output for a set of tags. Exported for tests. */
-export function describeImage(tags: Tags, mime: string): FilterOutput {
+/** The filter output for a set of tags. */
+function describeImage(tags: Tags, mime: string): FilterOutput {
   const exifTags = tags.exif ?? {};
   const iptc = tags.iptc ?? {};
   const xmp = tags.xmp ?? {};
@@ -144,7 +144,7 @@ export function describeImage(tags: Tags, mime: string): FilterOutput {
     text(exifTags.XPAuthor),
     text(png.Author),
   );
-  const keywords = unique([
+  const keywords = distinctValues([
     ...list(xmp.subject),
     ...texts(iptc.Keywords),
     ...split(text(exifTags.XPKeywords), /[;,]/),
@@ -167,18 +167,18 @@ export function describeImage(tags: Tags, mime: string): FilterOutput {
   );
   add(
     'Place',
-    unique([
+    distinctValues([
       first(text(iptc['Sub-location']), text(xmp.Location)),
       first(text(iptc.City), text(xmp.City)),
       first(text(iptc['Province/State']), text(xmp.State)),
       first(text(iptc['Country/Primary Location Name']), text(xmp.Country)),
     ]).join(', '),
   );
-  add('People', unique([...people(xmp), ...list(xmp.PersonInImage)]).join(', '));
+  add('People', distinctValues([...people(xmp), ...list(xmp.PersonInImage)]).join(', '));
   add('GPS', gps(tags.gps));
   add(
     'Comment',
-    unique([text(exifTags.UserComment), text(exifTags.XPComment), text(png.Comment)]).join(' · '),
+    distinctValues([text(exifTags.UserComment), text(exifTags.XPComment), text(png.Comment)]).join(' · '),
   );
   add(
     'Copyright',
@@ -291,17 +291,4 @@ function first(...xs: (string | undefined)[]): string | undefined {
 
 function split(s: string | undefined, sep: RegExp): string[] {
   return s ? s.split(sep).map((x) => x.trim()) : [];
-}
-
-/** Non-empty values, the first spelling of each (any case) kept, in order. */
-function unique(xs: (string | undefined)[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const x of xs) {
-    const v = x?.trim();
-    if (!v || seen.has(v.toLowerCase())) continue;
-    seen.add(v.toLowerCase());
-    out.push(v);
-  }
-  return out;
 }

@@ -73,6 +73,22 @@ export function normalizeLine(text: string | undefined, maxChars = 4096): string
   return s || undefined;
 }
 
+/**
+ * Property values (keywords, names) without blanks or repeats: trimmed (trailing NULs of fixed-size
+ * tag fields too), the first spelling of each kept (compared in any case), in order.
+ */
+export function distinctValues(xs: readonly (string | undefined)[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const x of xs) {
+    const v = x?.replace(/\0+$/, '').trim();
+    if (!v || seen.has(v.toLowerCase())) continue;
+    seen.add(v.toLowerCase());
+    out.push(v);
+  }
+  return out;
+}
+
 function capText(s: string, maxChars: number): string {
   if (s.length <= maxChars) return s;
   const last = s.charCodeAt(maxChars - 1);
