@@ -72,10 +72,11 @@ export interface HierarchicalHandler {
   /** The direct children of a container. */
   list(container: ItemStat, ctx: HandlerContext): Promise<ItemStat[]>;
   /**
-   * Read an item's bytes, at most `maxBytes`, plus its security descriptor. With `head`, the
-   * caller uses the first `maxBytes` bytes of a larger item (a head-only filter's read) and the
-   * handler must return them, `truncated`; without it, a handler may return no bytes at all for
-   * an item over `maxBytes` (it will be indexed by name only).
+   * Read an item's bytes, at most `maxBytes`, plus its security descriptor. An item over
+   * `maxBytes` comes back `truncated`, with no bytes at all if the handler likes. With `head`, the
+   * caller wants the first `maxBytes` bytes of a larger item (a filter's head read, see
+   * `FilterSpec.headBytes`): a handler that can read a range returns them; one that cannot returns
+   * none, and the crawler reads the item whole instead.
    */
   open(item: ItemStat, maxBytes: number, ctx: HandlerContext, opts?: OpenOptions): Promise<OpenedItem>;
   /**

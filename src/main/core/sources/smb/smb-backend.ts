@@ -34,7 +34,8 @@ export interface SmbBackend {
   prefetch?(folders: readonly (readonly string[])[]): void;
   /**
    * At most `maxBytes` of a file; `size` is its listed size. A file over `maxBytes` may come back
-   * empty (`truncated`) unless `head` asks for its first `maxBytes` bytes.
+   * empty (`truncated`); with `head`, a back-end that can read a range returns its first
+   * `maxBytes` bytes.
    */
   read(
     file: readonly string[],

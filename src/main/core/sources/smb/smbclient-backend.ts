@@ -58,9 +58,6 @@ interface Folder {
 
 const folderKey = (p: readonly string[]): string => p.join('\u0000');
 
-/** Largest file smbclient fetches whole to cut a head from (see `read`). */
-const HEAD_WHOLE_READ_MAX = 32 * 1024 * 1024;
-
 /** Create the smbclient back-end for one share of one crawl. Throws HandlerError('auth') for unusable credentials. */
 export function createSmbclientBackend(target: SmbTarget, opts: SmbclientOptions = {}): SmbBackend {
   return new SmbclientBackend(target, opts);
@@ -383,14 +380,12 @@ class SmbclientBackend implements SmbBackend {
     file: readonly string[],
     size: number,
     maxBytes: number,
-    head = false,
   ): Promise<{ bytes: Buffer; truncated: boolean }> {
     this.checkUsable();
     const remote = smbclientPath(file);
-    // smbclient has no ranged read: a head is cut from the whole file, and only from a file small
-    // enough to fetch whole (a photo, not a video).
-    if (size > maxBytes && !(head && size <= HEAD_WHOLE_READ_MAX))
-      return { bytes: Buffer.alloc(0), truncated: true };
+    // smbclient has no ranged read, so a head is never cut from a fetched file: the crawler then
+    // reads the item whole, once, rather than fetching it for its head and maybe again after.
+    if (size > maxBytes) return { bytes: Buffer.alloc(0), truncated: true };
     const n = Math.max(1, this.opts.readers ?? 2);
     if (this.readers.length < n) {
       this.readers.push(
